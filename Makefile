@@ -1,0 +1,60 @@
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+.DEFAULT_GOAL := help
+MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
+
+GO        ?= go
+BIN       ?= bin/runlens
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+FUZZTIME  ?= 10s
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-15s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: generate
+generate: ## Regenerate gen/ and the published schemas from schemas/.
+	$(GO) generate ./gen
+
+.PHONY: check-generate
+check-generate: generate ## Fail when generated files differ from what is committed.
+	@if [[ -n "$$(git status --porcelain -- gen schemas)" ]]; then \
+		git status --porcelain -- gen schemas; \
+		echo "generated files are out of date: run 'make generate' and commit the result" >&2; \
+		exit 1; \
+	fi
+
+.PHONY: build
+build: ## Build the static runlens binary into bin/.
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/runlens
+
+.PHONY: tools
+tools: ## Install the pinned Node tooling the compatibility tests use (cached).
+	@.ci/install-tools >/dev/null
+
+.PHONY: test
+test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-client compatibility.
+	$(GO) vet ./...
+	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./internal/mcp
+
+.PHONY: test-compat
+test-compat: ## Run only the real-client compatibility suite.
+	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -v ./internal/compat/...
+
+.PHONY: bench
+bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests).
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+
+.PHONY: lint
+lint: ## gofmt, go vet and staticcheck.
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [[ -n "$$unformatted" ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
+
+.PHONY: demo
+demo: ## Run the end-to-end demo on the embedded default.
+	$(GO) run ./cmd/runlens demo
