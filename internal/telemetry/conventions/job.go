@@ -1,0 +1,58 @@
+package conventions
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Job is what the conventions read off a span that carries a job id.
+type Job struct {
+	// ID is the job id attribute.
+	ID string
+	// Name is the job-name attribute; empty when the span has none (callers fall back to the
+	// span name).
+	Name string
+	// Status is the application's own job status; empty when absent (callers fall back to the
+	// span status).
+	Status string
+	// Outcome is the outcome attribute, if any.
+	Outcome string
+	// ExitCode is set when an exit-code attribute holds an integer or an integer string.
+	ExitCode *int64
+}
+
+// Job reads the job fields of a span; ok is false when the span carries no job id.
+func (c *Conventions) Job(attrs Attributes) (job Job, ok bool) {
+	id := attrs.first(c.JobKeys.IDKeys)
+	if id == "" {
+		return Job{}, false
+	}
+	job = Job{
+		ID:      id,
+		Name:    attrs.first(c.JobKeys.NameKeys),
+		Status:  attrs.first(c.JobKeys.StatusKeys),
+		Outcome: attrs.first(c.JobKeys.OutcomeKeys),
+	}
+	if code, ok := ParseExitCode(attrs.first(c.JobKeys.ExitCodeKeys)); ok {
+		job.ExitCode = &code
+	}
+	return job, true
+}
+
+// ParseExitCode accepts an exit code sent as a number or as a numeric string ("3", " 3 ",
+// "3.0"); anything else is not an exit code. Instrumentations disagree on the attribute type,
+// and a job that failed with "1" must not look like one without an exit code.
+func ParseExitCode(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != float64(int64(f)) {
+		return 0, false
+	}
+	return int64(f), true
+}

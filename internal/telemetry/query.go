@@ -1,0 +1,91 @@
+package telemetry
+
+// Window is a half-open time range [StartMs, EndMs) in Unix milliseconds.
+type Window struct {
+	// StartMs is the first millisecond inside the window.
+	StartMs int64
+	// EndMs is the first millisecond after the window.
+	EndMs int64
+}
+
+// Contains reports whether t (Unix ms) falls inside the window.
+func (w Window) Contains(tMs int64) bool { return tMs >= w.StartMs && tMs < w.EndMs }
+
+// Minutes is the window's length in minutes, for throughput.
+func (w Window) Minutes() float64 { return float64(w.EndMs-w.StartMs) / 60000 }
+
+// StatusQuery asks for get_app_status's numbers.
+type StatusQuery struct {
+	Window Window
+	// Service restricts every count to one service; empty means all.
+	Service string
+	// MaxServices bounds Status.Services (the busiest first); 0 means 20.
+	MaxServices int
+}
+
+// RunsQuery asks for one page of runs.
+type RunsQuery struct {
+	Window  Window
+	Service string
+	// Domain and Status filter before paging.
+	Domain string
+	Status string
+	// Offset skips that many matching runs; Limit bounds the page (0 means 20).
+	Offset int
+	Limit  int
+	// AsOf pins the snapshot (0: latest).
+	AsOf int64
+}
+
+// RunQuery asks for one run.
+type RunQuery struct {
+	// ID is a run id or a trace id.
+	ID string
+	// MaxSpans bounds the spans read (0: the adapter's limit); Run.Limited says when it hit.
+	MaxSpans int
+	// MaxLogs bounds the correlated log records read (0: the adapter's limit).
+	MaxLogs int
+	// WithAttributes asks for raw span attributes (detail full).
+	WithAttributes bool
+}
+
+// ErrorsQuery asks for the error groups of a window.
+type ErrorsQuery struct {
+	Window  Window
+	Service string
+	// Domain keeps only events whose run is in this domain (applied before any limit).
+	Domain string
+	AsOf   int64
+}
+
+// JobQuery asks for the newest job execution; empty fields do not filter.
+type JobQuery struct {
+	Window  Window
+	JobID   string
+	JobName string
+	Service string
+}
+
+// PerformanceQuery asks for one service's latency statistics.
+type PerformanceQuery struct {
+	Window Window
+	// Service is required; "unknown" means spans without service.name.
+	Service string
+	// Operation restricts to one span name.
+	Operation string
+	// TopN bounds TopOperations (0 means 5).
+	TopN int
+}
+
+// DBQuery asks for database bottlenecks.
+type DBQuery struct {
+	Window  Window
+	Service string
+	// System keeps only operations of this database system (e.g. postgresql).
+	System string
+	// TopN bounds Operations (0 means 5).
+	TopN int
+}
+
+// UnknownService is the service name of telemetry without a service.name resource attribute.
+const UnknownService = "unknown"

@@ -1,0 +1,200 @@
+package telemetry
+
+// Scan says what a query covered: its window, how many rows it examined, and whether it hit a
+// scan limit (then the statistics cover less than the window).
+type Scan struct {
+	WindowStartMs int64
+	WindowEndMs   int64
+	Scanned       int64
+	Limited       bool
+}
+
+// Status is get_app_status's data.
+type Status struct {
+	Services int64
+	Spans    int64
+	Logs     int64
+	// Errors counts error events: error spans plus error log records.
+	Errors int64
+	// Domains has one entry per configured domain, in configuration order, seen or not.
+	Domains []DomainActivity
+	// ServiceActivity is bounded (busiest first, then by name).
+	ServiceActivity []ServiceActivity
+	// NewestSpanMs is the start of the newest span in the window, 0 when none.
+	NewestSpanMs int64
+	Scan         Scan
+}
+
+// DomainActivity counts the runs of one domain that started in the window.
+type DomainActivity struct {
+	Domain string
+	// SeenCount is the number of runs; ErrorCount those with an error span.
+	SeenCount  int64
+	ErrorCount int64
+	// MostRecentMs is the newest run start, 0 when unseen.
+	MostRecentMs int64
+}
+
+// ServiceActivity counts one service's spans in the window.
+type ServiceActivity struct {
+	Service    string
+	Spans      int64
+	Errors     int64
+	LastSeenMs int64
+}
+
+// RunPage is one page of runs.
+type RunPage struct {
+	Runs []RunSummary
+	// Total counts every run matching the filters in the window.
+	Total int
+	Scan  Scan
+}
+
+// RunSummary is one row of list_runs.
+type RunSummary struct {
+	ID      string
+	Domain  string
+	Name    string
+	Status  string
+	Outcome string
+	StartMs int64
+	// DurationMs is the head span's duration; HasDuration is false for a span still open.
+	DurationMs  float64
+	HasDuration bool
+	Service     string
+	TraceID     string
+	SpanCount   int64
+	ErrorCount  int64
+}
+
+// Run is one execution with its spans (start order) and correlated logs (oldest first).
+type Run struct {
+	RunSummary
+	// ErrorMessage is the first error's message (by start time), empty when nothing failed.
+	ErrorMessage string
+	Spans        []Span
+	Logs         []LogRecord
+	// Limited is true when MaxSpans or MaxLogs cut what was read.
+	Limited bool
+}
+
+// Span is one span as the tools show it.
+type Span struct {
+	TraceID      string
+	SpanID       string
+	ParentSpanID string
+	Name         string
+	Service      string
+	// Status is ok or error.
+	Status        string
+	StartNs       int64
+	DurationNs    int64
+	ErrorMessage  string
+	ExceptionType string
+	// Attributes only when asked for (detail full); sensitive values are the caller's to redact.
+	Attributes map[string]string
+}
+
+// LogRecord is one log record correlated to a run.
+type LogRecord struct {
+	TimeMs   int64
+	Severity string
+	Message  string
+	TraceID  string
+	SpanID   string
+	IsError  bool
+}
+
+// ErrorReport is get_recent_errors's data.
+type ErrorReport struct {
+	// Events counts every error event in the window after filters.
+	Events int64
+	// Groups are ordered most recent first (last seen desc, then count desc, then fingerprint).
+	Groups []ErrorGroup
+	Scan   Scan
+}
+
+// ErrorGroup is a set of error events of one service and domain with one fingerprint.
+type ErrorGroup struct {
+	Service       string
+	Domain        string
+	Count         int64
+	FirstSeenMs   int64
+	LastSeenMs    int64
+	SampleMessage string
+	Fingerprint   string
+	ExceptionType string
+	// RunIDs and TraceIDs hold at most MaxRelated ids, most recent first.
+	RunIDs   []string
+	TraceIDs []string
+}
+
+// MaxRelated bounds the related run and trace ids of an error group.
+const MaxRelated = 5
+
+// JobResult is get_last_job_result's data.
+type JobResult struct {
+	Found        bool
+	JobName      string
+	JobID        string
+	Status       string
+	Outcome      string
+	ExitCode     *int64
+	StartMs      int64
+	CompletedMs  int64
+	DurationMs   float64
+	ErrorMessage string
+	TraceID      string
+	// Previous is the status of the execution of the same job before this one, if any.
+	Previous string
+}
+
+// Performance is analyze_service_performance's data.
+type Performance struct {
+	Service       string
+	SampleCount   int64
+	ErrorCount    int64
+	AverageMs     float64
+	P50Ms         float64
+	P95Ms         float64
+	P99Ms         float64
+	TopOperations []OperationStats
+	Scan          Scan
+}
+
+// OperationStats are one span name's statistics.
+type OperationStats struct {
+	Name       string
+	Count      int64
+	ErrorCount int64
+	P50Ms      float64
+	P95Ms      float64
+}
+
+// DBReport is analyze_db_bottlenecks's data.
+type DBReport struct {
+	// SampleCount counts every database span in the window after filters.
+	SampleCount int64
+	// Operations, by total time desc, then p95 desc, then label; bounded by TopN.
+	Operations []DBOperationStats
+	Scan       Scan
+}
+
+// DBOperationStats are one operation label's statistics.
+type DBOperationStats struct {
+	Label        string
+	System       string
+	Collection   string
+	Count        int64
+	TotalMs      float64
+	P95Ms        float64
+	ErrorCount   int64
+	ShareOfTotal float64
+}
+
+// Status values of spans, runs and jobs when the application sets none.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+)
