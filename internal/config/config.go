@@ -1,0 +1,142 @@
+// Package config loads the project configuration: the runlens.json file at the project root,
+// validated against schemas/config.schema.json, then the RUNLENS_* environment, then flags.
+// Later layers win, so a developer can try a different source without editing the shared file.
+package config
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// FileName is the configuration file runlens looks for at the project root. JSON was chosen so
+// that the published schema validates it in any editor without plugins, and so the same
+// validator that checks tool arguments checks it too.
+const FileName = "runlens.json"
+
+// Config is the effective configuration after defaults, file, environment and flags. Paths are
+// absolute; durations are parsed; lists carry the built-in entries the documentation promises.
+type Config struct {
+	// ProjectRoot is the absolute project folder every relative path is resolved against.
+	ProjectRoot string
+	// File is the absolute path of the configuration file that was read, or "" when the
+	// project has none and only defaults apply.
+	File string
+	// LogLevel is debug, info, warn or error; it comes only from the environment or a flag.
+	LogLevel string
+
+	Telemetry     Telemetry
+	Receiver      Receiver
+	Store         Store
+	Docs          Docs
+	Commands      Commands
+	Budgets       Budgets
+	Conventions   Conventions
+	SensitiveKeys []string
+	Doctor        Doctor
+	MCP           MCP
+}
+
+// Telemetry says where the telemetry tools read from.
+type Telemetry struct {
+	// Source is the parsed telemetry source.
+	Source Source
+	// APIKeyEnv names the environment variable holding the source's key, so the key itself
+	// never sits in a file that is committed.
+	APIKeyEnv string
+	// TracesTable and LogsTable are the ClickHouse exporter's table names.
+	TracesTable string
+	LogsTable   string
+}
+
+// Receiver configures the built-in OTLP/HTTP receiver.
+type Receiver struct {
+	// Address is the host:port to listen on.
+	Address string
+	// Enabled is false when the receiver was turned off (RUNLENS_RECEIVER=off, --receiver off,
+	// or "enabled": false).
+	Enabled bool
+}
+
+// Store configures the embedded SQLite store.
+type Store struct {
+	// Path is the absolute path of the database file.
+	Path string
+	// Retention is how long telemetry is kept.
+	Retention time.Duration
+	// MaxBytes is the size above which the oldest telemetry is pruned.
+	MaxBytes int64
+}
+
+// Docs configures the Markdown corpus.
+type Docs struct {
+	// Root is the absolute docs folder.
+	Root string
+	// Exclude holds glob patterns relative to Root.
+	Exclude []string
+}
+
+// Commands configures the command catalog, its policy and the executor.
+type Commands struct {
+	// Catalog holds the declared commands in file order.
+	Catalog []CatalogEntry
+	// DiscoverMakefile and DiscoverPackageJSON extend the catalog with project targets.
+	DiscoverMakefile    bool
+	DiscoverPackageJSON bool
+	// Allow and Deny are the ordered policy rules.
+	Allow []Rule
+	Deny  []Rule
+	// DefaultTimeout applies when neither the call nor the catalog entry sets one.
+	DefaultTimeout time.Duration
+	// MaxTimeout caps every timeout.
+	MaxTimeout time.Duration
+	// SecretEnv lists the variable names or patterns removed from a command's environment:
+	// the built-in list, the telemetry APIKeyEnv, then the file's entries.
+	SecretEnv []string
+	// OutputTailBytes is how many of the newest output bytes are kept.
+	OutputTailBytes int
+}
+
+// CatalogEntry is one declared command.
+type CatalogEntry struct {
+	Path        string
+	Argv        []string
+	Description string
+	Usage       string
+	// Timeout is zero when the entry declares none.
+	Timeout time.Duration
+}
+
+// Rule is one policy rule: its name and the tokens a command must begin with.
+type Rule struct {
+	Name   string
+	Prefix []string
+}
+
+// Budgets are the byte ceilings of serialized answers.
+type Budgets struct {
+	Standard    int
+	Large       int
+	Summary     int
+	FullCeiling int
+}
+
+// Conventions selects how telemetry is interpreted.
+type Conventions struct {
+	// Preset is otel or netscript.
+	Preset string
+	// Overrides is the raw overrides object, decoded by the telemetry conventions, which own
+	// its shape; nil when the file has none.
+	Overrides json.RawMessage
+}
+
+// Doctor configures the doctor tool.
+type Doctor struct {
+	// AllowRemoteEndpoints lets the endpoint input reach beyond loopback.
+	AllowRemoteEndpoints bool
+}
+
+// MCP configures the server itself.
+type MCP struct {
+	// Profile is full or compact.
+	Profile string
+}

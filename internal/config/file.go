@@ -1,0 +1,276 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// fileConfig mirrors config.schema.json. Pointers tell an absent key from a zero value, so only
+// the keys a file sets replace defaults. It is decoded only after the schema accepted the file.
+type fileConfig struct {
+	Telemetry *struct {
+		Source     *string `json:"source"`
+		APIKeyEnv  *string `json:"apiKeyEnv"`
+		ClickHouse *struct {
+			TracesTable *string `json:"tracesTable"`
+			LogsTable   *string `json:"logsTable"`
+		} `json:"clickhouse"`
+	} `json:"telemetry"`
+	Receiver *struct {
+		Address *string `json:"address"`
+		Enabled *bool   `json:"enabled"`
+	} `json:"receiver"`
+	Store *struct {
+		Path      *string `json:"path"`
+		Retention *string `json:"retention"`
+		MaxBytes  *int64  `json:"maxBytes"`
+	} `json:"store"`
+	Docs *struct {
+		Root    *string  `json:"root"`
+		Exclude []string `json:"exclude"`
+	} `json:"docs"`
+	Commands *fileCommands `json:"commands"`
+	Budgets  *struct {
+		Standard    *int `json:"standard"`
+		Large       *int `json:"large"`
+		Summary     *int `json:"summary"`
+		FullCeiling *int `json:"fullCeiling"`
+	} `json:"budgets"`
+	Conventions *struct {
+		Preset    *string         `json:"preset"`
+		Overrides json.RawMessage `json:"overrides"`
+	} `json:"conventions"`
+	SensitiveKeys []string `json:"sensitiveKeys"`
+	Doctor        *struct {
+		AllowRemoteEndpoints *bool `json:"allowRemoteEndpoints"`
+	} `json:"doctor"`
+	MCP *struct {
+		Profile *string `json:"profile"`
+	} `json:"mcp"`
+}
+
+type fileCommands struct {
+	Catalog  []fileCatalogEntry `json:"catalog"`
+	Discover *struct {
+		Makefile    *bool `json:"makefile"`
+		PackageJSON *bool `json:"packageJson"`
+	} `json:"discover"`
+	Policy *struct {
+		Allow []fileRule `json:"allow"`
+		Deny  []fileRule `json:"deny"`
+	} `json:"policy"`
+	DefaultTimeoutMs *int64   `json:"defaultTimeoutMs"`
+	MaxTimeoutMs     *int64   `json:"maxTimeoutMs"`
+	SecretEnv        []string `json:"secretEnv"`
+	OutputTailBytes  *int     `json:"outputTailBytes"`
+}
+
+type fileCatalogEntry struct {
+	Path        string   `json:"path"`
+	Argv        []string `json:"argv"`
+	Description string   `json:"description"`
+	Usage       string   `json:"usage"`
+	TimeoutMs   int64    `json:"timeoutMs"`
+}
+
+type fileRule struct {
+	Name   string   `json:"name"`
+	Prefix []string `json:"prefix"`
+}
+
+// applyFile lays the file's keys over cfg. It returns the problems the schema cannot express
+// (a source that does not parse, a duplicate command path), each at its pointer; sourceSet
+// reports whether the file chose a telemetry source.
+func applyFile(cfg *Config, f *fileConfig, origin string) (sourceSet bool, errs Errors) {
+	bad := func(ptr, problem, fix string) {
+		errs = append(errs, &Error{Origin: origin, Pointer: ptr, Problem: problem, Fix: fix})
+	}
+	root := cfg.ProjectRoot
+	if t := f.Telemetry; t != nil {
+		if t.Source != nil {
+			src, err := ParseSource(*t.Source, root)
+			if err != nil {
+				bad("/telemetry/source", err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
+			} else {
+				cfg.Telemetry.Source, sourceSet = src, true
+			}
+		}
+		setString(&cfg.Telemetry.APIKeyEnv, t.APIKeyEnv)
+		if ch := t.ClickHouse; ch != nil {
+			setString(&cfg.Telemetry.TracesTable, ch.TracesTable)
+			setString(&cfg.Telemetry.LogsTable, ch.LogsTable)
+		}
+	}
+	if r := f.Receiver; r != nil {
+		if r.Address != nil {
+			if err := checkAddress(*r.Address); err != nil {
+				bad("/receiver/address", err.Error(), "use host:port, such as "+DefaultReceiverAddress)
+			} else {
+				cfg.Receiver.Address = *r.Address
+			}
+		}
+		if r.Enabled != nil {
+			cfg.Receiver.Enabled = *r.Enabled
+		}
+	}
+	if s := f.Store; s != nil {
+		if s.Path != nil {
+			cfg.Store.Path = resolve(root, *s.Path)
+		}
+		if s.Retention != nil {
+			d, err := parseRetention(*s.Retention)
+			if err != nil {
+				bad("/store/retention", err.Error(), "use a number followed by m, h or d, such as 24h")
+			} else {
+				cfg.Store.Retention = d
+			}
+		}
+		if s.MaxBytes != nil {
+			cfg.Store.MaxBytes = *s.MaxBytes
+		}
+	}
+	if d := f.Docs; d != nil {
+		if d.Root != nil {
+			cfg.Docs.Root = resolve(root, *d.Root)
+		}
+		if d.Exclude != nil {
+			cfg.Docs.Exclude = d.Exclude
+		}
+	}
+	if c := f.Commands; c != nil {
+		errs = append(errs, applyCommands(&cfg.Commands, c, origin)...)
+	}
+	if b := f.Budgets; b != nil {
+		setInt(&cfg.Budgets.Standard, b.Standard)
+		setInt(&cfg.Budgets.Large, b.Large)
+		setInt(&cfg.Budgets.Summary, b.Summary)
+		setInt(&cfg.Budgets.FullCeiling, b.FullCeiling)
+	}
+	if c := f.Conventions; c != nil {
+		setString(&cfg.Conventions.Preset, c.Preset)
+		if len(c.Overrides) > 0 {
+			cfg.Conventions.Overrides = c.Overrides
+		}
+	}
+	if f.SensitiveKeys != nil {
+		cfg.SensitiveKeys = f.SensitiveKeys
+	}
+	if d := f.Doctor; d != nil && d.AllowRemoteEndpoints != nil {
+		cfg.Doctor.AllowRemoteEndpoints = *d.AllowRemoteEndpoints
+	}
+	if m := f.MCP; m != nil {
+		setString(&cfg.MCP.Profile, m.Profile)
+	}
+	return sourceSet, errs
+}
+
+func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
+	var errs Errors
+	seen := map[string]int{}
+	for i, e := range c.Catalog {
+		if j, dup := seen[e.Path]; dup {
+			errs = append(errs, &Error{
+				Origin:  origin,
+				Pointer: "/commands/catalog/" + strconv.Itoa(i) + "/path",
+				Problem: fmt.Sprintf("command path %q is already declared at /commands/catalog/%d", e.Path, j),
+				Fix:     "give each catalog entry its own path, or remove one of them",
+			})
+			continue
+		}
+		seen[e.Path] = i
+		cmds.Catalog = append(cmds.Catalog, CatalogEntry{
+			Path:        e.Path,
+			Argv:        e.Argv,
+			Description: e.Description,
+			Usage:       e.Usage,
+			Timeout:     time.Duration(e.TimeoutMs) * time.Millisecond,
+		})
+	}
+	if d := c.Discover; d != nil {
+		setBool(&cmds.DiscoverMakefile, d.Makefile)
+		setBool(&cmds.DiscoverPackageJSON, d.PackageJSON)
+	}
+	if p := c.Policy; p != nil {
+		cmds.Allow = rules(p.Allow)
+		cmds.Deny = rules(p.Deny)
+	}
+	if c.DefaultTimeoutMs != nil {
+		cmds.DefaultTimeout = time.Duration(*c.DefaultTimeoutMs) * time.Millisecond
+	}
+	if c.MaxTimeoutMs != nil {
+		cmds.MaxTimeout = time.Duration(*c.MaxTimeoutMs) * time.Millisecond
+	}
+	if cmds.DefaultTimeout > cmds.MaxTimeout {
+		ptr := "/commands/defaultTimeoutMs"
+		if c.DefaultTimeoutMs == nil {
+			ptr = "/commands/maxTimeoutMs"
+		}
+		errs = append(errs, &Error{
+			Origin:  origin,
+			Pointer: ptr,
+			Problem: fmt.Sprintf("defaultTimeoutMs (%d) is larger than maxTimeoutMs (%d)", cmds.DefaultTimeout.Milliseconds(), cmds.MaxTimeout.Milliseconds()),
+			Fix:     "make defaultTimeoutMs at most maxTimeoutMs",
+		})
+	}
+	if c.SecretEnv != nil {
+		cmds.SecretEnv = append([]string{AlwaysSecretEnv}, c.SecretEnv...)
+	}
+	setInt(&cmds.OutputTailBytes, c.OutputTailBytes)
+	return errs
+}
+
+func rules(in []fileRule) []Rule {
+	out := make([]Rule, len(in))
+	for i, r := range in {
+		out[i] = Rule(r)
+	}
+	return out
+}
+
+// parseRetention reads the schema's retention form: a number followed by m, h or d.
+func parseRetention(s string) (time.Duration, error) {
+	if len(s) < 2 {
+		return 0, fmt.Errorf("retention %q is too short", s)
+	}
+	n, err := strconv.Atoi(s[:len(s)-1])
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("retention %q does not start with a positive number", s)
+	}
+	unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}[s[len(s)-1]]
+	if unit == 0 {
+		return 0, fmt.Errorf("retention %q does not end in m, h or d", s)
+	}
+	d := time.Duration(n) * unit
+	if d > 90*24*time.Hour {
+		return 0, fmt.Errorf("retention %q is longer than 90d", s)
+	}
+	return d, nil
+}
+
+func resolve(root, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(root, p)
+}
+
+func setString(dst *string, v *string) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setInt(dst *int, v *int) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setBool(dst *bool, v *bool) {
+	if v != nil {
+		*dst = *v
+	}
+}

@@ -1,0 +1,160 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// maxFileBytes bounds the configuration file; anything larger is not a hand-written config.
+const maxFileBytes = 1 << 20
+
+// Loader loads configurations against one compiled schema. Compiling the schema is the costly
+// part, so a process builds one Loader and loads as often as it needs.
+type Loader struct {
+	schema *jsonschema.Schema
+}
+
+// NewLoader compiles the configuration schema (the bytes of schemas/config.schema.json).
+func NewLoader(schemaJSON []byte) (*Loader, error) {
+	s, err := compileSchema(schemaJSON)
+	if err != nil {
+		return nil, err
+	}
+	return &Loader{schema: s}, nil
+}
+
+// Load builds the effective configuration: defaults, then runlens.json at the project root
+// (a missing file means defaults), then the RUNLENS_* environment, then flags. The project root
+// is flags.ProjectRoot, else RUNLENS_PROJECT_ROOT, else projectRoot (usually the working
+// directory). getenv may be nil (no environment). Every problem found is returned at once as
+// Errors, each naming its origin, JSON pointer, line and column, and a fix.
+func (l *Loader) Load(projectRoot string, getenv func(string) string, flags Overrides) (*Config, error) {
+	root, err := resolveRoot(projectRoot, getenv, flags)
+	if err != nil {
+		return nil, err
+	}
+	cfg := Defaults(root)
+	var errs Errors
+
+	sourceSet, fileErrs := l.applyFileAt(cfg, filepath.Join(root, FileName))
+	errs = append(errs, fileErrs...)
+	for _, lay := range []layer{envLayer(getenv), flagLayer(flags)} {
+		set, layErrs := applyLayer(cfg, lay)
+		sourceSet = sourceSet || set
+		errs = append(errs, layErrs...)
+	}
+	if len(errs) > 0 {
+		return nil, bounded(errs)
+	}
+	if !sourceSet {
+		// The embedded source reads the store that the receiver writes, wherever it was moved.
+		cfg.Telemetry.Source = Source{Kind: SourceSQLite, Path: cfg.Store.Path}
+	}
+	if cfg.Telemetry.APIKeyEnv != "" {
+		cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, cfg.Telemetry.APIKeyEnv)
+	}
+	return cfg, nil
+}
+
+// Check validates configuration file bytes against the schema without applying them, for the
+// doctor and for editors' save hooks. origin names the file in messages.
+func (l *Loader) Check(origin string, data []byte) error {
+	cfg := Defaults(filepath.Dir(origin))
+	if _, errs := l.apply(cfg, origin, data); len(errs) > 0 {
+		return bounded(errs)
+	}
+	return nil
+}
+
+func resolveRoot(projectRoot string, getenv func(string) string, flags Overrides) (string, error) {
+	root, origin := projectRoot, "project root"
+	if getenv != nil {
+		if v := getenv(EnvProjectRoot); v != "" {
+			root, origin = v, "environment variable "+EnvProjectRoot
+		}
+	}
+	if flags.ProjectRoot != "" {
+		root, origin = flags.ProjectRoot, "flag --project-root"
+	}
+	if root == "" {
+		return "", &Error{Origin: origin, Problem: "no project root given", Fix: "run runlens from the project folder or pass --project-root DIR"}
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", &Error{Origin: origin, Problem: fmt.Sprintf("project root %s cannot be made absolute: %v", root, err), Fix: "pass an absolute --project-root DIR"}
+	}
+	info, err := os.Stat(abs)
+	if err != nil || !info.IsDir() {
+		return "", &Error{Origin: origin, Problem: fmt.Sprintf("project root %s is not a folder", abs), Fix: "pass an existing folder as --project-root DIR"}
+	}
+	return abs, nil
+}
+
+// applyFileAt reads and applies the file at path; a missing file is no problem.
+func (l *Loader) applyFileAt(cfg *Config, path string) (sourceSet bool, errs Errors) {
+	data, err := readBounded(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, Errors{{Origin: path, Problem: err.Error(), Fix: "make " + FileName + " a readable JSON file of at most 1 MiB"}}
+	}
+	cfg.File = path
+	return l.apply(cfg, path, data)
+}
+
+// apply parses, validates and applies one file's bytes, reporting every problem it finds.
+func (l *Loader) apply(cfg *Config, origin string, data []byte) (sourceSet bool, errs Errors) {
+	doc, err := parseDocument(data)
+	if err != nil {
+		var se *syntaxError
+		errors.As(err, &se)
+		line, col := position(data, se.offset)
+		return false, Errors{{Origin: origin, Line: line, Column: col, Problem: "invalid JSON: " + se.msg, Fix: "correct the JSON syntax at this position"}}
+	}
+	for _, dup := range doc.dups {
+		line, col := position(doc.data, dup.offset)
+		errs = append(errs, &Error{Origin: origin, Pointer: dup.ptr, Line: line, Column: col,
+			Problem: "this key appears more than once in the same object",
+			Fix:     "keep a single occurrence; JSON readers disagree on which one wins"})
+	}
+	errs = append(errs, schemaProblems(l.schema, doc, origin)...)
+	if len(errs) > 0 {
+		return false, errs
+	}
+	var f fileConfig
+	if err := json.Unmarshal(doc.data, &f); err != nil {
+		return false, Errors{{Origin: origin, Problem: "decode: " + err.Error(), Fix: "check the file against " + SchemaID}}
+	}
+	sourceSet, errs = applyFile(cfg, &f, origin)
+	for _, e := range errs {
+		e.Line, e.Column = doc.locate(e.Pointer)
+	}
+	return sourceSet, errs
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		return nil, errors.New("is a folder, not a file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if len(data) > maxFileBytes {
+		return nil, errors.New("larger than 1 MiB")
+	}
+	return data, nil
+}

@@ -1,0 +1,476 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	loaderOnce sync.Once
+	loader     *Loader
+	loaderErr  error
+)
+
+// testLoader compiles the real schema from the repository once per test binary.
+func testLoader(t *testing.T) *Loader {
+	t.Helper()
+	loaderOnce.Do(func() {
+		data, err := os.ReadFile(filepath.Join("..", "..", "schemas", "config.schema.json"))
+		if err != nil {
+			loaderErr = err
+			return
+		}
+		loader, loaderErr = NewLoader(data)
+	})
+	if loaderErr != nil {
+		t.Fatalf("load schema: %v", loaderErr)
+	}
+	return loader
+}
+
+// project makes a project folder holding runlens.json with the given content ("" = no file).
+func project(t *testing.T, content string) string {
+	t.Helper()
+	root := t.TempDir()
+	if content != "" {
+		if err := os.WriteFile(filepath.Join(root, FileName), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestMissingFileMeansDefaults(t *testing.T) {
+	root := project(t, "")
+	cfg, err := testLoader(t).Load(root, nil, Overrides{})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := Defaults(root)
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("config without a file differs from the defaults:\n got %+v\nwant %+v", cfg, want)
+	}
+	if cfg.File != "" {
+		t.Errorf("File = %q, want empty when there is no file", cfg.File)
+	}
+	if cfg.Telemetry.Source.Kind != SourceSQLite || cfg.Telemetry.Source.Path != filepath.Join(root, ".runlens", "telemetry.db") {
+		t.Errorf("default source = %+v, want the embedded store under .runlens", cfg.Telemetry.Source)
+	}
+	if !cfg.Receiver.Enabled || cfg.Receiver.Address != "127.0.0.1:4318" {
+		t.Errorf("default receiver = %+v, want enabled on 127.0.0.1:4318", cfg.Receiver)
+	}
+}
+
+func TestEveryFileKeyIsApplied(t *testing.T) {
+	root := project(t, `{
+  "$schema": "https://runlens.dev/schemas/config.schema.json",
+  "telemetry": {"source": "aspire+http://localhost:18888", "apiKeyEnv": "ASPIRE_KEY",
+                "clickhouse": {"tracesTable": "t", "logsTable": "l"}},
+  "receiver": {"address": "127.0.0.1:4319", "enabled": false},
+  "store": {"path": "var/store.db", "retention": "2d", "maxBytes": 2097152},
+  "docs": {"root": "site", "exclude": ["drafts/**"]},
+  "commands": {
+    "catalog": [{"path": "db migrate", "argv": ["./bin/migrate", "up"], "description": "Migrate.", "usage": "db migrate", "timeoutMs": 5000}],
+    "discover": {"makefile": true, "packageJson": true},
+    "policy": {"allow": [{"name": "db", "prefix": ["db"]}], "deny": [{"name": "no-reset", "prefix": ["db", "reset"]}]},
+    "defaultTimeoutMs": 1000, "maxTimeoutMs": 2000,
+    "secretEnv": ["STRIPE_*"],
+    "outputTailBytes": 4096
+  },
+  "budgets": {"standard": 8192, "large": 16384, "summary": 2048, "fullCeiling": 1048576},
+  "conventions": {"preset": "netscript", "overrides": {"domains": []}},
+  "sensitiveKeys": ["x-api-key"],
+  "doctor": {"allowRemoteEndpoints": true},
+  "mcp": {"profile": "compact"}
+}`)
+	cfg, err := testLoader(t).Load(root, nil, Overrides{})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := &Config{
+		ProjectRoot: root,
+		File:        filepath.Join(root, FileName),
+		LogLevel:    "info",
+		Telemetry: Telemetry{
+			Source:      Source{Kind: SourceAspire, Endpoint: "http://localhost:18888"},
+			APIKeyEnv:   "ASPIRE_KEY",
+			TracesTable: "t",
+			LogsTable:   "l",
+		},
+		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false},
+		Store:    Store{Path: filepath.Join(root, "var", "store.db"), Retention: 48 * time.Hour, MaxBytes: 2097152},
+		Docs:     Docs{Root: filepath.Join(root, "site"), Exclude: []string{"drafts/**"}},
+		Commands: Commands{
+			Catalog: []CatalogEntry{{Path: "db migrate", Argv: []string{"./bin/migrate", "up"},
+				Description: "Migrate.", Usage: "db migrate", Timeout: 5 * time.Second}},
+			DiscoverMakefile:    true,
+			DiscoverPackageJSON: true,
+			Allow:               []Rule{{Name: "db", Prefix: []string{"db"}}},
+			Deny:                []Rule{{Name: "no-reset", Prefix: []string{"db", "reset"}}},
+			DefaultTimeout:      time.Second,
+			MaxTimeout:          2 * time.Second,
+			SecretEnv:           []string{"RUNLENS_*", "STRIPE_*", "ASPIRE_KEY"},
+			OutputTailBytes:     4096,
+		},
+		Budgets:       Budgets{Standard: 8192, Large: 16384, Summary: 2048, FullCeiling: 1048576},
+		Conventions:   Conventions{Preset: "netscript", Overrides: []byte(`{"domains": []}`)},
+		SensitiveKeys: []string{"x-api-key"},
+		Doctor:        Doctor{AllowRemoteEndpoints: true},
+		MCP:           MCP{Profile: "compact"},
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("applied config differs:\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestLaterLayersWin(t *testing.T) {
+	file := `{"telemetry": {"source": "sqlite:file.db"}, "mcp": {"profile": "compact"},
+	          "receiver": {"address": "127.0.0.1:1111"}}`
+	tests := []struct {
+		name         string
+		env          map[string]string
+		flags        Overrides
+		wantSource   string
+		wantProfile  string
+		wantReceiver Receiver
+		wantLogLevel string
+	}{
+		{
+			name:         "the file wins over the defaults",
+			wantSource:   "file.db",
+			wantProfile:  "compact",
+			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: true},
+			wantLogLevel: "info",
+		},
+		{
+			name: "the environment wins over the file",
+			env: map[string]string{EnvTelemetry: "sqlite:env.db", EnvProfile: "full",
+				EnvReceiver: "off", EnvLogLevel: "debug"},
+			wantSource:   "env.db",
+			wantProfile:  "full",
+			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: false},
+			wantLogLevel: "debug",
+		},
+		{
+			name: "flags win over the environment",
+			env: map[string]string{EnvTelemetry: "sqlite:env.db", EnvProfile: "full",
+				EnvReceiver: "off", EnvLogLevel: "debug"},
+			flags:        Overrides{Telemetry: "sqlite:flag.db", Profile: "compact", Receiver: "127.0.0.1:2222", LogLevel: "error"},
+			wantSource:   "flag.db",
+			wantProfile:  "compact",
+			wantReceiver: Receiver{Address: "127.0.0.1:2222", Enabled: true},
+			wantLogLevel: "error",
+		},
+		{
+			name:         "an empty environment value counts as unset",
+			env:          map[string]string{EnvTelemetry: "", EnvProfile: ""},
+			wantSource:   "file.db",
+			wantProfile:  "compact",
+			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: true},
+			wantLogLevel: "info",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, file)
+			cfg, err := testLoader(t).Load(root, envOf(tt.env), tt.flags)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if got, want := cfg.Telemetry.Source.Path, filepath.Join(root, tt.wantSource); got != want {
+				t.Errorf("source path = %q, want %q", got, want)
+			}
+			if cfg.MCP.Profile != tt.wantProfile {
+				t.Errorf("profile = %q, want %q", cfg.MCP.Profile, tt.wantProfile)
+			}
+			if cfg.Receiver != tt.wantReceiver {
+				t.Errorf("receiver = %+v, want %+v", cfg.Receiver, tt.wantReceiver)
+			}
+			if cfg.LogLevel != tt.wantLogLevel {
+				t.Errorf("log level = %q, want %q", cfg.LogLevel, tt.wantLogLevel)
+			}
+		})
+	}
+}
+
+func TestProjectRootComesFromFlagThenEnvironmentThenArgument(t *testing.T) {
+	arg, env, flag := project(t, ""), project(t, ""), project(t, "")
+	tests := []struct {
+		name  string
+		env   map[string]string
+		flags Overrides
+		want  string
+	}{
+		{"the argument is the fallback", nil, Overrides{}, arg},
+		{"the environment replaces the argument", map[string]string{EnvProjectRoot: env}, Overrides{}, env},
+		{"the flag replaces the environment", map[string]string{EnvProjectRoot: env}, Overrides{ProjectRoot: flag}, flag},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := testLoader(t).Load(arg, envOf(tt.env), tt.flags)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if cfg.ProjectRoot != tt.want {
+				t.Errorf("ProjectRoot = %q, want %q", cfg.ProjectRoot, tt.want)
+			}
+		})
+	}
+}
+
+func TestStoreFlagMovesTheDefaultSource(t *testing.T) {
+	root := project(t, "")
+	cfg, err := testLoader(t).Load(root, nil, Overrides{Store: "other.db"})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := filepath.Join(root, "other.db")
+	if cfg.Store.Path != want || cfg.Telemetry.Source.Path != want {
+		t.Errorf("store %q, source %q; want both %q", cfg.Store.Path, cfg.Telemetry.Source.Path, want)
+	}
+}
+
+func TestSecretEnvReplacesTheDefaultsButKeepsRunlensVariables(t *testing.T) {
+	root := project(t, `{"commands": {"secretEnv": []}}`)
+	cfg, err := testLoader(t).Load(root, nil, Overrides{})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if !reflect.DeepEqual(cfg.Commands.SecretEnv, []string{"RUNLENS_*"}) {
+		t.Errorf("SecretEnv = %q, want only RUNLENS_*", cfg.Commands.SecretEnv)
+	}
+}
+
+// wantError is what one reported problem must say.
+type wantError struct {
+	origin     string // suffix of Origin
+	pointer    string
+	line, col  int
+	problem    string // substring
+	fix        string // substring
+	notProblem string // must not appear anywhere in the message
+}
+
+func TestProblemsAreReportedPrecisely(t *testing.T) {
+	tests := []struct {
+		name  string
+		file  string
+		env   map[string]string
+		flags Overrides
+		want  wantError
+	}{
+		{
+			name: "an unknown key names the key and suggests the closest known one",
+			file: "{\n  \"comands\": {}\n}",
+			want: wantError{origin: FileName, pointer: "/comands", line: 2, col: 3,
+				problem: `unknown key "comands"`, fix: `did you mean "commands"?`},
+		},
+		{
+			name: "an unknown nested key lists the keys allowed there",
+			file: "{\"receiver\": {\n\t\"port\": 4318}}",
+			want: wantError{origin: FileName, pointer: "/receiver/port", line: 2, col: 2,
+				problem: `unknown key "port"`, fix: "address, enabled"},
+		},
+		{
+			name: "a wrong type says what was expected and what was found",
+			file: "{\n  \"receiver\": {\"enabled\": \"yes\"}\n}",
+			want: wantError{origin: FileName, pointer: "/receiver/enabled", line: 2, col: 16,
+				problem: "expected boolean, got string", fix: "hosts the receiver"},
+		},
+		{
+			name: "a wrong type inside an array item is located at the item",
+			file: "{\"commands\": {\"policy\": {\"allow\": [\n  {\"name\": \"t\", \"prefix\": \"test\"}\n]}}}",
+			want: wantError{origin: FileName, pointer: "/commands/policy/allow/0/prefix", line: 2, col: 17,
+				problem: "expected array, got string", fix: "tokens the command must begin with"},
+		},
+		{
+			name: "a bad enum lists the allowed values",
+			file: `{"mcp": {"profile": "tiny"}}`,
+			want: wantError{origin: FileName, pointer: "/mcp/profile", line: 1, col: 10,
+				problem: `expected one of "full", "compact", got "tiny"`, fix: `use one of "full", "compact"`},
+		},
+		{
+			name: "invalid JSON is located by line and column",
+			file: "{\n  \"mcp\": {\"profile\": \"full\",}\n}",
+			want: wantError{origin: FileName, line: 2, col: 29, problem: "invalid JSON", fix: "syntax"},
+		},
+		{
+			name: "a truncated file is located at its end",
+			file: "{\n  \"mcp\": {",
+			want: wantError{origin: FileName, line: 2, col: 11, problem: "unexpected end of JSON input"},
+		},
+		{
+			name: "content after the top-level value is an error",
+			file: "{}\n{}",
+			want: wantError{origin: FileName, line: 2, col: 1, problem: "after the top-level JSON value"},
+		},
+		{
+			name: "a missing required key names the key and what it is for",
+			file: `{"commands": {"catalog": [{"path": "test"}]}}`,
+			want: wantError{origin: FileName, pointer: "/commands/catalog/0/argv",
+				problem: `missing required key "argv"`, fix: "run without a shell"},
+		},
+		{
+			name: "a key given twice is reported at its second occurrence",
+			file: "{\"mcp\": {},\n \"mcp\": {}}",
+			want: wantError{origin: FileName, pointer: "/mcp", line: 2, col: 2, problem: "more than once"},
+		},
+		{
+			name: "a duplicate catalog path points at the second entry",
+			file: `{"commands": {"catalog": [{"path": "test", "argv": ["go"]}, {"path": "test", "argv": ["go"]}]}}`,
+			want: wantError{origin: FileName, pointer: "/commands/catalog/1/path", problem: "already declared at /commands/catalog/0"},
+		},
+		{
+			name: "a malformed source is rejected without echoing a password",
+			file: `{"telemetry": {"source": "postgres://user:hunter2@db"}}`,
+			want: wantError{origin: FileName, pointer: "/telemetry/source", problem: "expected form",
+				fix: "sqlite:PATH", notProblem: "hunter2"},
+		},
+		{
+			name: "a number out of range gives the bound",
+			file: `{"commands": {"outputTailBytes": 10}}`,
+			want: wantError{origin: FileName, pointer: "/commands/outputTailBytes", problem: "minimum", fix: "newest bytes"},
+		},
+		{
+			name: "a root that is not an object is reported at the root",
+			file: `[]`,
+			want: wantError{origin: FileName, line: 1, col: 1, problem: "expected object, got array"},
+		},
+		{
+			name: "a default timeout above the ceiling is reported",
+			file: `{"commands": {"defaultTimeoutMs": 5000, "maxTimeoutMs": 1000}}`,
+			want: wantError{origin: FileName, pointer: "/commands/defaultTimeoutMs", problem: "larger than maxTimeoutMs"},
+		},
+		{
+			name: "a bad environment profile names the variable",
+			env:  map[string]string{EnvProfile: "tiny"},
+			want: wantError{origin: "environment variable RUNLENS_MCP_PROFILE", problem: `expected full or compact, got "tiny"`, fix: "full or compact"},
+		},
+		{
+			name: "a bad environment source names the variable",
+			env:  map[string]string{EnvTelemetry: "mysql://x"},
+			want: wantError{origin: "environment variable RUNLENS_TELEMETRY", problem: "invalid telemetry source", fix: "clickhouse://"},
+		},
+		{
+			name:  "a bad receiver flag names the flag",
+			flags: Overrides{Receiver: "4318"},
+			want:  wantError{origin: "flag --receiver", problem: "not host:port", fix: "or off"},
+		},
+		{
+			name:  "a receiver without a host is refused",
+			flags: Overrides{Receiver: ":4318"},
+			want:  wantError{origin: "flag --receiver", problem: "every interface"},
+		},
+		{
+			name:  "a bad log level names the flag",
+			flags: Overrides{LogLevel: "loud"},
+			want:  wantError{origin: "flag --log-level", problem: "expected debug, info, warn or error"},
+		},
+		{
+			name:  "a project root that does not exist is reported",
+			flags: Overrides{ProjectRoot: "/definitely/not/here"},
+			want:  wantError{origin: "flag --project-root", problem: "is not a folder"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, tt.file)
+			cfg, err := testLoader(t).Load(root, envOf(tt.env), tt.flags)
+			if err == nil {
+				t.Fatalf("Load succeeded with %+v, want an error", cfg)
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T) is not a *config.Error", err, err)
+			}
+			checkError(t, e, tt.want)
+		})
+	}
+}
+
+func checkError(t *testing.T, e *Error, w wantError) {
+	t.Helper()
+	if !strings.HasSuffix(e.Origin, w.origin) {
+		t.Errorf("Origin = %q, want it to end with %q", e.Origin, w.origin)
+	}
+	if e.Pointer != w.pointer {
+		t.Errorf("Pointer = %q, want %q", e.Pointer, w.pointer)
+	}
+	if w.line != 0 && (e.Line != w.line || e.Column != w.col) {
+		t.Errorf("position = %d:%d, want %d:%d", e.Line, e.Column, w.line, w.col)
+	}
+	if !strings.Contains(e.Problem, w.problem) {
+		t.Errorf("Problem = %q, want it to contain %q", e.Problem, w.problem)
+	}
+	if !strings.Contains(e.Fix, w.fix) {
+		t.Errorf("Fix = %q, want it to contain %q", e.Fix, w.fix)
+	}
+	if w.notProblem != "" && strings.Contains(e.Error(), w.notProblem) {
+		t.Errorf("message %q must not contain %q", e.Error(), w.notProblem)
+	}
+}
+
+func TestEveryProblemIsReportedInOnePass(t *testing.T) {
+	root := project(t, `{"mcp": {"profile": "tiny"}, "docs": {"rot": "x"}, "receiver": {"enabled": 1}}`)
+	_, err := testLoader(t).Load(root, nil, Overrides{})
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("error %v (%T) is not config.Errors", err, err)
+	}
+	if len(errs) != 3 {
+		t.Fatalf("got %d problems, want 3:\n%v", len(errs), err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"/mcp/profile", "/docs/rot", "/receiver/enabled"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %s:\n%s", want, msg)
+		}
+	}
+	if !strings.HasPrefix(msg, filepath.Join(root, FileName)+":1:") {
+		t.Errorf("message does not start with file:line: %q", msg)
+	}
+}
+
+func TestManyProblemsAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"sensitiveKeys": [`)
+	for i := range 40 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("1")
+	}
+	b.WriteString("]}")
+	_, err := testLoader(t).Load(project(t, b.String()), nil, Overrides{})
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("error %v is not config.Errors", err)
+	}
+	if len(errs) != maxErrors {
+		t.Fatalf("got %d problems, want %d", len(errs), maxErrors)
+	}
+	if last := errs[len(errs)-1]; !strings.Contains(last.Problem, "21 more problems") {
+		t.Errorf("last problem = %q, want a count of the rest", last.Problem)
+	}
+}
+
+func TestCheckValidatesBytesWithoutAProject(t *testing.T) {
+	l := testLoader(t)
+	if err := l.Check("runlens.json", []byte(`{"mcp": {"profile": "full"}}`)); err != nil {
+		t.Errorf("Check(valid) = %v", err)
+	}
+	err := l.Check("runlens.json", []byte(`{"mcp": {"profile": 3}}`))
+	if err == nil || !strings.Contains(err.Error(), "runlens.json:1:") {
+		t.Errorf("Check(invalid) = %v, want a located error", err)
+	}
+}
