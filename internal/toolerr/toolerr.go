@@ -18,10 +18,10 @@ type Field struct {
 // Error is a domain failure with a stable code. Its JSON form is the error object of the
 // published schemas.
 type Error struct {
-	Code      string  `json:"code"`
-	Message   string  `json:"message"`
-	Hint      string  `json:"hint,omitempty"`
-	Retryable bool    `json:"retryable,omitempty"`
+	Code      string   `json:"code"`
+	Message   string   `json:"message"`
+	Hint      string   `json:"hint,omitempty"`
+	Retryable bool     `json:"retryable,omitempty"`
 	Fields    []Field  `json:"fields,omitempty"`
 	Choices   []string `json:"choices,omitempty"`
 }
