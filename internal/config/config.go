@@ -122,11 +122,12 @@ type Budgets struct {
 
 // Conventions selects how telemetry is interpreted.
 type Conventions struct {
-	// Preset is otel or netscript.
+	// Preset is otel or netscript, as the document names it.
 	Preset string
-	// Overrides is the raw overrides object, decoded by the telemetry conventions, which own
-	// its shape; nil when the file has none.
-	Overrides json.RawMessage
+	// Document is the file's "conventions" object, already valid against
+	// conventions.schema.json, for the telemetry conventions loader (which owns its meaning);
+	// nil when the file has none, meaning the preset alone.
+	Document json.RawMessage
 }
 
 // Doctor configures the doctor tool.

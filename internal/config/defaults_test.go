@@ -39,7 +39,7 @@ func TestSchemaDescriptionsQuoteTheDefaults(t *testing.T) {
 		{[]string{"budgets", "large"}, "default " + strconv.Itoa(DefaultBudgetLarge)},
 		{[]string{"budgets", "summary"}, "default " + strconv.Itoa(DefaultBudgetSummary)},
 		{[]string{"budgets", "fullCeiling"}, "default " + strconv.Itoa(DefaultFullCeiling)},
-		{[]string{"conventions", "preset"}, DefaultPreset + " (OpenTelemetry semantic conventions, default)"},
+		{[]string{"conventions"}, DefaultPreset + " (OpenTelemetry semantic conventions, default)"},
 		{[]string{"mcp", "profile"}, DefaultProfile + " (the 13 named tools, default)"},
 	}
 	for _, tt := range tests {

@@ -39,10 +39,7 @@ type fileConfig struct {
 		Summary     *int `json:"summary"`
 		FullCeiling *int `json:"fullCeiling"`
 	} `json:"budgets"`
-	Conventions *struct {
-		Preset    *string         `json:"preset"`
-		Overrides json.RawMessage `json:"overrides"`
-	} `json:"conventions"`
+	Conventions json.RawMessage `json:"conventions"`
 	SensitiveKeys []string `json:"sensitiveKeys"`
 	Doctor        *struct {
 		AllowRemoteEndpoints *bool `json:"allowRemoteEndpoints"`
@@ -149,11 +146,13 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (sourceSet bool, errs 
 		setInt(&cfg.Budgets.Summary, b.Summary)
 		setInt(&cfg.Budgets.FullCeiling, b.FullCeiling)
 	}
-	if c := f.Conventions; c != nil {
-		setString(&cfg.Conventions.Preset, c.Preset)
-		if len(c.Overrides) > 0 {
-			cfg.Conventions.Overrides = c.Overrides
+	if len(f.Conventions) > 0 {
+		var c struct {
+			Preset *string `json:"preset"`
 		}
+		_ = json.Unmarshal(f.Conventions, &c) // the schema already accepted it as an object
+		setString(&cfg.Conventions.Preset, c.Preset)
+		cfg.Conventions.Document = f.Conventions
 	}
 	if f.SensitiveKeys != nil {
 		cfg.SensitiveKeys = f.SensitiveKeys

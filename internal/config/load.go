@@ -21,9 +21,10 @@ type Loader struct {
 	schema *jsonschema.Schema
 }
 
-// NewLoader compiles the configuration schema (the bytes of schemas/config.schema.json).
-func NewLoader(schemaJSON []byte) (*Loader, error) {
-	s, err := compileSchema(schemaJSON)
+// NewLoader compiles the configuration schema (the bytes of schemas/config.schema.json) with the
+// schemas it references (schemas/conventions.schema.json), each known by its $id.
+func NewLoader(schemaJSON []byte, refs ...[]byte) (*Loader, error) {
+	s, err := compileSchema(schemaJSON, refs...)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,12 @@ func testLoader(t *testing.T) *Loader {
 			loaderErr = err
 			return
 		}
-		loader, loaderErr = NewLoader(data)
+		conv, err := os.ReadFile(filepath.Join("..", "..", "schemas", "conventions.schema.json"))
+		if err != nil {
+			loaderErr = err
+			return
+		}
+		loader, loaderErr = NewLoader(data, conv)
 	})
 	if loaderErr != nil {
 		t.Fatalf("load schema: %v", loaderErr)
@@ -88,7 +93,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
     "outputTailBytes": 4096
   },
   "budgets": {"standard": 8192, "large": 16384, "summary": 2048, "fullCeiling": 1048576},
-  "conventions": {"preset": "netscript", "overrides": {"domains": []}},
+  "conventions": {"preset": "netscript", "defaultDomain": "service"},
   "sensitiveKeys": ["x-api-key"],
   "doctor": {"allowRemoteEndpoints": true},
   "mcp": {"profile": "compact"}
@@ -123,7 +128,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 			OutputTailBytes:     4096,
 		},
 		Budgets:       Budgets{Standard: 8192, Large: 16384, Summary: 2048, FullCeiling: 1048576},
-		Conventions:   Conventions{Preset: "netscript", Overrides: []byte(`{"domains": []}`)},
+		Conventions:   Conventions{Preset: "netscript", Document: []byte(`{"preset": "netscript", "defaultDomain": "service"}`)},
 		SensitiveKeys: []string{"x-api-key"},
 		Doctor:        Doctor{AllowRemoteEndpoints: true},
 		MCP:           MCP{Profile: "compact"},
@@ -337,6 +342,16 @@ func TestProblemsAreReportedPrecisely(t *testing.T) {
 				fix: "sqlite:PATH", notProblem: "hunter2"},
 		},
 		{
+			name: "the conventions section is checked against the conventions schema",
+			file: `{"conventions": {"preset": "otel", "executionIdKeys": "run.id"}}`,
+			want: wantError{origin: FileName, pointer: "/conventions/executionIdKeys", problem: "expected array, got string", fix: "identify a run"},
+		},
+		{
+			name: "an unknown conventions key is named",
+			file: `{"conventions": {"overrides": {}}}`,
+			want: wantError{origin: FileName, pointer: "/conventions/overrides", problem: `unknown key "overrides"`, fix: "executionIdKeys"},
+		},
+		{
 			name: "a number out of range gives the bound",
 			file: `{"commands": {"outputTailBytes": 10}}`,
 			want: wantError{origin: FileName, pointer: "/commands/outputTailBytes", problem: "minimum", fix: "newest bytes"},
@@ -472,5 +487,16 @@ func TestCheckValidatesBytesWithoutAProject(t *testing.T) {
 	err := l.Check("runlens.json", []byte(`{"mcp": {"profile": 3}}`))
 	if err == nil || !strings.Contains(err.Error(), "runlens.json:1:") {
 		t.Errorf("Check(invalid) = %v, want a located error", err)
+	}
+}
+
+func TestLoaderNeedsTheReferencedSchemas(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "schemas", "config.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewLoader(data)
+	if err == nil || !strings.Contains(err.Error(), "conventions.schema.json") {
+		t.Errorf("NewLoader without the conventions schema = %v, want an error naming it", err)
 	}
 }

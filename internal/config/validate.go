@@ -18,22 +18,42 @@ const SchemaID = "https://runlens.dev/schemas/config.schema.json"
 
 var printer = message.NewPrinter(language.English)
 
-// compileSchema compiles the configuration schema once, pinned to draft 2020-12.
-func compileSchema(schemaJSON []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-	if err != nil {
-		return nil, fmt.Errorf("parse config schema: %w", err)
-	}
+// compileSchema compiles the configuration schema once, pinned to draft 2020-12. refs are the
+// schemas it references (conventions.schema.json), each registered under its own $id.
+func compileSchema(schemaJSON []byte, refs ...[]byte) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(SchemaID, doc); err != nil {
-		return nil, fmt.Errorf("add config schema: %w", err)
+	// Nothing is fetched: a reference to a schema that was not handed over fails to compile.
+	c.UseLoader(noLoader{})
+	for i, raw := range append([][]byte{schemaJSON}, refs...) {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("parse schema %d: %w", i, err)
+		}
+		id := SchemaID
+		if i > 0 {
+			m, _ := doc.(map[string]any)
+			id, _ = m["$id"].(string)
+			if id == "" {
+				return nil, fmt.Errorf("referenced schema %d has no $id", i)
+			}
+		}
+		if err := c.AddResource(id, doc); err != nil {
+			return nil, fmt.Errorf("add schema %s: %w", id, err)
+		}
 	}
 	s, err := c.Compile(SchemaID)
 	if err != nil {
 		return nil, fmt.Errorf("compile config schema: %w", err)
 	}
 	return s, nil
+}
+
+// noLoader refuses every URL, so compiling never reads files or the network.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schema %s was not provided", url)
 }
 
 // schemaProblems validates the document and turns each failing leaf into an Error that names the
