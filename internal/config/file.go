@@ -39,8 +39,8 @@ type fileConfig struct {
 		Summary     *int `json:"summary"`
 		FullCeiling *int `json:"fullCeiling"`
 	} `json:"budgets"`
-	Conventions json.RawMessage `json:"conventions"`
-	SensitiveKeys []string `json:"sensitiveKeys"`
+	Conventions   json.RawMessage `json:"conventions"`
+	SensitiveKeys []string        `json:"sensitiveKeys"`
 	Doctor        *struct {
 		AllowRemoteEndpoints *bool `json:"allowRemoteEndpoints"`
 	} `json:"doctor"`
