@@ -12,7 +12,7 @@ import (
 // Field is one argument that failed validation, named by its JSON pointer.
 type Field struct {
 	Pointer string `json:"pointer"`
-	Problem string `json:"problem"`
+	Message string `json:"message"`
 }
 
 // Error is a domain failure with a stable code. Its JSON form is the error object of the
