@@ -1,0 +1,176 @@
+package shape
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrCursorInvalid is the sentinel of every cursor that must not be honoured; the glue maps it to
+// the error code of the same name with CursorHint. The concrete error is a *CursorError.
+var ErrCursorInvalid = errors.New("cursor_invalid")
+
+// CursorHint is the advice that goes with ErrCursorInvalid.
+const CursorHint = "re-run the query without a cursor to start again from the first page"
+
+// CursorReason says why a cursor was refused; every reason fails closed the same way.
+type CursorReason string
+
+// The reasons Decode refuses a cursor.
+const (
+	CursorMalformed    CursorReason = "malformed"
+	CursorForged       CursorReason = "tampered with, or issued by another server process"
+	CursorWrongTool    CursorReason = "issued by another tool"
+	CursorQueryChanged CursorReason = "issued for different arguments"
+	CursorDataChanged  CursorReason = "the data changed since it was issued"
+)
+
+// CursorError is a refused cursor with its reason.
+type CursorError struct{ Reason CursorReason }
+
+// Error names the sentinel first so logs and messages group by it.
+func (e *CursorError) Error() string { return fmt.Sprintf("%s: cursor %s", ErrCursorInvalid, e.Reason) }
+
+// Is makes errors.Is(err, ErrCursorInvalid) hold.
+func (e *CursorError) Is(target error) bool { return target == ErrCursorInvalid }
+
+// A cursor is base64url of: version, three keyed tags (tool, query, data), the offset as a
+// uvarint, and a truncated HMAC of all of it. The tags only name the reason of a refusal; the
+// MAC is what makes a cursor unforgeable, and 64-bit keyed tags make an accidental match of a
+// different query or snapshot negligible.
+const (
+	cursorVersion = 1
+	tagLen        = 8
+	macLen        = 16
+	headerLen     = 1 + 3*tagLen
+	maxOffset     = math.MaxInt32
+)
+
+// Codec mints and checks the cursors of every tool with one per-process key, so a cursor cannot
+// be edited to read outside the query it came from, and fails closed after a restart.
+type Codec struct{ key []byte }
+
+// NewCodec returns a codec keyed with key, or with 32 random bytes when key is nil (the normal
+// case: cursors live as long as the process).
+func NewCodec(key []byte) *Codec {
+	if key == nil {
+		key = make([]byte, 32)
+		_, _ = rand.Read(key) // crypto/rand.Read never fails on supported platforms.
+	}
+	return &Codec{key: bytes.Clone(key)}
+}
+
+// Encode binds a cursor to the tool, the normalized query (any JSON-marshalable value; a
+// top-level "cursor" member is ignored, other paging fields the caller removes), the data
+// fingerprint and the offset of the next page.
+func (c *Codec) Encode(tool string, query any, fingerprint string, offset int) (string, error) {
+	if offset < 0 || offset > maxOffset {
+		return "", fmt.Errorf("encode cursor: offset %d out of range", offset)
+	}
+	q, err := normalizeQuery(query)
+	if err != nil {
+		return "", fmt.Errorf("encode cursor: %w", err)
+	}
+	b := make([]byte, 0, headerLen+binary.MaxVarintLen32+macLen)
+	b = append(b, cursorVersion)
+	b = append(b, c.tag("tool", []byte(tool))...)
+	b = append(b, c.tag("query", q)...)
+	b = append(b, c.tag("data", []byte(fingerprint))...)
+	b = binary.AppendUvarint(b, uint64(offset))
+	b = append(b, c.mac(b)...)
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// Decode returns the offset a cursor points at, or a *CursorError (errors.Is ErrCursorInvalid)
+// when it is malformed, forged, or was issued for another tool, query or data snapshot.
+func (c *Codec) Decode(cursor, tool string, query any, fingerprint string) (int, error) {
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(b) < headerLen+1+macLen || len(b) > headerLen+binary.MaxVarintLen32+macLen || b[0] != cursorVersion {
+		return 0, &CursorError{Reason: CursorMalformed}
+	}
+	body, sum := b[:len(b)-macLen], b[len(b)-macLen:]
+	off, n := binary.Uvarint(body[headerLen:])
+	if n <= 0 || headerLen+n != len(body) || off > maxOffset {
+		return 0, &CursorError{Reason: CursorMalformed}
+	}
+	if !hmac.Equal(sum, c.mac(body)) {
+		return 0, &CursorError{Reason: CursorForged}
+	}
+	if !hmac.Equal(body[1:1+tagLen], c.tag("tool", []byte(tool))) {
+		return 0, &CursorError{Reason: CursorWrongTool}
+	}
+	q, err := normalizeQuery(query)
+	if err != nil {
+		return 0, fmt.Errorf("decode cursor: %w", err)
+	}
+	if !hmac.Equal(body[1+tagLen:1+2*tagLen], c.tag("query", q)) {
+		return 0, &CursorError{Reason: CursorQueryChanged}
+	}
+	if !hmac.Equal(body[1+2*tagLen:headerLen], c.tag("data", []byte(fingerprint))) {
+		return 0, &CursorError{Reason: CursorDataChanged}
+	}
+	return int(off), nil
+}
+
+// tag is a keyed, domain-separated digest of one binding.
+func (c *Codec) tag(domain string, v []byte) []byte { return c.sum(domain, v)[:tagLen] }
+
+// mac authenticates a whole cursor body.
+func (c *Codec) mac(body []byte) []byte { return c.sum("cursor", body)[:macLen] }
+
+func (c *Codec) sum(domain string, v []byte) []byte {
+	h := hmac.New(sha256.New, c.key)
+	h.Write([]byte(domain))
+	h.Write([]byte{0})
+	h.Write(v)
+	return h.Sum(nil)
+}
+
+// normalizeQuery renders a query so equal queries give equal bytes however they were built:
+// members sorted, null members dropped (an absent optional argument and an explicit null mean
+// the same), numbers kept as written, a top-level "cursor" removed.
+func normalizeQuery(query any) ([]byte, error) {
+	raw, err := json.Marshal(query)
+	if err != nil {
+		return nil, fmt.Errorf("normalize query: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("normalize query: %w", err)
+	}
+	if m, ok := v.(map[string]any); ok {
+		delete(m, "cursor")
+	}
+	out, err := json.Marshal(dropNulls(v))
+	if err != nil {
+		return nil, fmt.Errorf("normalize query: %w", err)
+	}
+	return out, nil
+}
+
+func dropNulls(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			if e == nil {
+				delete(t, k)
+				continue
+			}
+			t[k] = dropNulls(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = dropNulls(e)
+		}
+	}
+	return v
+}

@@ -1,0 +1,211 @@
+package shape
+
+import (
+	"slices"
+	"strings"
+)
+
+// Redacted replaces every secret the Redactor finds. It is never lifted, not even at
+// detail=full.
+const Redacted = "[REDACTED]"
+
+// RedactorOptions configure a Redactor.
+type RedactorOptions struct {
+	// SensitiveKeys are attribute keys (globs, see DefaultSensitiveKeys) whose values are always
+	// replaced whole; nil means DefaultSensitiveKeys.
+	SensitiveKeys []string
+	// SecretValues are literal values to scrub wherever they appear, typically
+	// SecretEnvValues(os.Environ()); values shorter than 6 bytes are ignored as too common.
+	SecretValues []string
+}
+
+// Redactor scrubs secrets from answers and command output. It is safe for concurrent use; build
+// it once, since compiling it is the expensive part.
+type Redactor struct {
+	rules   []rule
+	keys    keyMatcher
+	secrets []string // longest first, so a secret containing another is replaced whole
+}
+
+// NewRedactor returns a Redactor with the built-in patterns, the sensitive keys and the secret
+// values of o.
+func NewRedactor(o RedactorOptions) *Redactor {
+	keys := o.SensitiveKeys
+	if keys == nil {
+		keys = DefaultSensitiveKeys()
+	}
+	r := &Redactor{rules: builtinRules, keys: newKeyMatcher(keys)}
+	for _, v := range o.SecretValues {
+		if len(v) >= minSecretValue && !slices.Contains(r.secrets, v) {
+			r.secrets = append(r.secrets, v)
+		}
+	}
+	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
+	return r
+}
+
+// String returns s with every secret part replaced by Redacted. A string without secrets is
+// returned as is, without allocating.
+func (r *Redactor) String(s string) string {
+	for _, v := range r.secrets {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, Redacted)
+		}
+	}
+	for i := range r.rules {
+		if r.rules[i].triggered(s) {
+			s = r.rules[i].apply(s)
+		}
+	}
+	return s
+}
+
+// Bytes is String for command output.
+func (r *Redactor) Bytes(b []byte) []byte {
+	s := string(b)
+	if out := r.String(s); out != s {
+		return []byte(out)
+	}
+	return b
+}
+
+// JSON redacts a JSON document: every string (member names included) passes String, and the
+// values under sensitive keys — object members whose name matches, and the value of
+// {"key"|"name": <sensitive>, "value": …} pairs — are replaced whole (strings and numbers
+// become Redacted; nested values are redacted leaf by leaf). The result is rebuilt from decoded
+// strings, so redaction never breaks the JSON. A document that cannot hold a secret is returned
+// as is without being parsed; one that must be rewritten and is not JSON is an error.
+func (r *Redactor) JSON(raw []byte) ([]byte, error) {
+	doc := string(raw)
+	globs := r.keys.globs
+	if !hasEscapes(doc) {
+		globs = r.keys.active(doc)
+	}
+	if len(globs) == 0 && !r.mayHoldSecret(doc) {
+		return raw, nil
+	}
+	root, err := parseJSON(raw)
+	if err != nil {
+		return nil, err
+	}
+	w := jsonRedaction{r: r, globs: globs, seen: map[string]bool{}}
+	if !w.walk(root) {
+		return raw, nil
+	}
+	return root.encode(make([]byte, 0, len(raw))), nil
+}
+
+// mayHoldSecret is the cheap test of a whole document: a trigger of some rule or a secret value
+// occurs in it, or an escape that could hide one.
+func (r *Redactor) mayHoldSecret(doc string) bool {
+	if hasEscapes(doc) {
+		return true
+	}
+	for _, v := range r.secrets {
+		if strings.Contains(doc, v) {
+			return true
+		}
+	}
+	for i := range r.rules {
+		if r.rules[i].triggered(doc) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasEscapes reports whether a JSON document has escapes that could spell a trigger or a
+// sensitive key in other bytes than its own (encoding/json never writes them for letters).
+func hasEscapes(doc string) bool {
+	return strings.Contains(doc, `\u`) || strings.Contains(doc, `\/`)
+}
+
+// jsonRedaction is one walk over a parsed document.
+type jsonRedaction struct {
+	r     *Redactor
+	globs []keyGlob
+	seen  map[string]bool // sensitivity of keys already matched in this document
+}
+
+func (w *jsonRedaction) sensitive(key string) bool {
+	if len(w.globs) == 0 {
+		return false
+	}
+	s, ok := w.seen[key]
+	if !ok {
+		s = matchAny(w.globs, key)
+		w.seen[key] = s
+	}
+	return s
+}
+
+// walk redacts n in place and reports whether it changed anything.
+func (w *jsonRedaction) walk(n *node) bool {
+	changed := false
+	switch n.kind {
+	case kindString:
+		if s := w.r.String(n.str); s != n.str {
+			n.str = s
+			changed = true
+		}
+	case kindArray:
+		for _, k := range n.kids {
+			changed = w.walk(k) || changed
+		}
+	case kindObject:
+		pairValue := w.sensitivePairValue(n)
+		for i, k := range n.kids {
+			if nk := w.r.String(n.keys[i]); nk != n.keys[i] {
+				n.keys[i] = nk
+				changed = true
+			}
+			if k == pairValue || w.sensitive(n.keys[i]) {
+				changed = redactAll(k) || changed
+				continue
+			}
+			changed = w.walk(k) || changed
+		}
+	}
+	return changed
+}
+
+// sensitivePairValue returns the "value" member of an attribute written as
+// {"key": "db.password", "value": …} (OTLP) or {"name": "Authorization", "value": …} (headers)
+// when the named key is sensitive, or nil.
+func (w *jsonRedaction) sensitivePairValue(n *node) *node {
+	v := n.member("value")
+	if v == nil {
+		return nil
+	}
+	for _, field := range []string{"key", "name"} {
+		if k := n.member(field); k != nil && k.kind == kindString && w.sensitive(k.str) {
+			return v
+		}
+	}
+	return nil
+}
+
+// redactAll replaces every string and number under n with Redacted; booleans and null carry no
+// secret and keep the document's shape.
+func redactAll(n *node) bool {
+	switch n.kind {
+	case kindString:
+		if n.str == Redacted {
+			return false
+		}
+		n.str = Redacted
+		return true
+	case kindLiteral:
+		switch string(n.lit) {
+		case "true", "false", "null":
+			return false
+		}
+		*n = node{kind: kindString, str: Redacted}
+		return true
+	}
+	changed := false
+	for _, k := range n.kids {
+		changed = redactAll(k) || changed
+	}
+	return changed
+}
