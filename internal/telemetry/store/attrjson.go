@@ -1,0 +1,95 @@
+package store
+
+import (
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// appendAttrs appends m as a JSON object of string to string, stringifying every value with
+// pcommon.Value.AsString exactly as the ClickHouse exporter fills its Map(String, String)
+// columns. When a key repeats (OTLP allows it on the wire), the first occurrence wins, like
+// pcommon.Map.Get, so the object never holds a duplicate key.
+func appendAttrs(dst []byte, m pcommon.Map) []byte {
+	dst = append(dst, '{')
+	n := m.Len()
+	var small [16]string
+	seen := small[:0]
+	var seenSet map[string]struct{}
+	if n > len(small) {
+		seenSet = make(map[string]struct{}, n)
+	}
+	first := true
+	for k, v := range m.All() {
+		if n > 1 {
+			if seenSet != nil {
+				if _, dup := seenSet[k]; dup {
+					continue
+				}
+				seenSet[k] = struct{}{}
+			} else {
+				if slices.Contains(seen, k) {
+					continue
+				}
+				seen = append(seen, k)
+			}
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendJSONString(dst, k)
+		dst = append(dst, ':')
+		dst = appendJSONString(dst, v.AsString())
+	}
+	return append(dst, '}')
+}
+
+// appendJSONString appends s as a JSON string literal. Invalid UTF-8 becomes U+FFFD, so the
+// column always holds JSON that SQLite's json functions accept.
+func appendJSONString(dst []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendInt appends n in decimal.
+func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }

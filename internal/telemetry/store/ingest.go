@@ -1,0 +1,321 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// ErrReadOnly is returned by writes on a store opened with Options.ReadOnly.
+var ErrReadOnly = errors.New("telemetry store opened read-only")
+
+// serviceNameKey is the resource attribute that names a service (OpenTelemetry semantic
+// conventions).
+const serviceNameKey = "service.name"
+
+// IngestTraces stores every span of td with valid trace and span ids in one transaction and
+// returns only after it committed, so an acknowledgement sent after a nil error survives a
+// crash. Spans with an empty (all-zero) trace or span id are rejected and counted; they do not
+// fail the batch. On error nothing of td was written.
+func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, rejected int, err error) {
+	if s.writer == nil {
+		return 0, 0, ErrReadOnly
+	}
+	args, accepted, rejected := spanArgs(td)
+	if accepted == 0 {
+		return 0, rejected, nil
+	}
+	err = s.writer.submit(ctx, accepted, false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+		assignSeq(args, spanColumnCount, next)
+		if err := insertRows(ctx, tx, st.insertSpans, st.insertSpan, args, spanColumnCount); err != nil {
+			return fmt.Errorf("insert spans: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, rejected, fmt.Errorf("ingest traces: %w", err)
+	}
+	return accepted, rejected, nil
+}
+
+// IngestLogs stores every log record of ld in one transaction and returns only after it
+// committed. No log record is rejected: trace correlation is optional for logs.
+func (s *Store) IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejected int, err error) {
+	if s.writer == nil {
+		return 0, 0, ErrReadOnly
+	}
+	args, accepted := logArgs(ld, time.Now())
+	if accepted == 0 {
+		return 0, 0, nil
+	}
+	err = s.writer.submit(ctx, accepted, false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+		assignSeq(args, logColumnCount, next)
+		if err := insertRows(ctx, tx, st.insertLogs, st.insertLog, args, logColumnCount); err != nil {
+			return fmt.Errorf("insert logs: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("ingest logs: %w", err)
+	}
+	return accepted, 0, nil
+}
+
+// assignSeq numbers the rows of args (Seq is each row's first column) from *next on. A
+// retried transaction calls it again and simply renumbers.
+func assignSeq(args []any, ncols int, next *int64) {
+	for i := 0; i < len(args); i += ncols {
+		args[i] = *next
+		*next++
+	}
+}
+
+// spanArgs flattens td into insert arguments in spanColumns order (Seq left for assignSeq).
+func spanArgs(td ptrace.Traces) (args []any, accepted, rejected int) {
+	args = make([]any, 0, td.SpanCount()*spanColumnCount)
+	var buf []byte
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		res := rs.Resource().Attributes()
+		service := serviceName(res)
+		buf = appendAttrs(buf[:0], res)
+		resJSON := string(buf)
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			ss := sss.At(j)
+			scopeName, scopeVersion := ss.Scope().Name(), ss.Scope().Version()
+			spans := ss.Spans()
+			for k := 0; k < spans.Len(); k++ {
+				sp := spans.At(k)
+				if sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty() {
+					rejected++
+					continue
+				}
+				accepted++
+				start, end := nanos(sp.StartTimestamp()), nanos(sp.EndTimestamp())
+				duration := max(end-start, 0)
+				parent := ""
+				if !sp.ParentSpanID().IsEmpty() {
+					parent = hexID(sp.ParentSpanID())
+				}
+				status := statusString(sp.Status().Code())
+				buf = appendAttrs(buf[:0], sp.Attributes())
+				spanAttrs := string(buf)
+				buf = appendEvents(buf[:0], sp.Events())
+				events := string(buf)
+				buf = appendLinks(buf[:0], sp.Links())
+				links := string(buf)
+				args = append(args,
+					int64(0), // Seq
+					start,
+					start+duration,
+					hexID(sp.TraceID()),
+					hexID(sp.SpanID()),
+					parent,
+					sp.TraceState().AsRaw(),
+					sp.Name(),
+					kindString(sp.Kind()),
+					service,
+					resJSON,
+					scopeName,
+					scopeVersion,
+					spanAttrs,
+					duration,
+					status,
+					sp.Status().Message(),
+					events,
+					links,
+					boolInt(parent == ""),
+					boolInt(status == "Error"),
+				)
+			}
+		}
+	}
+	return args, accepted, rejected
+}
+
+// logArgs flattens ld into insert arguments in logColumns order (Seq left for assignSeq).
+// A record with neither timestamp gets the receive time, so it still falls in a window.
+func logArgs(ld plog.Logs, received time.Time) (args []any, n int) {
+	args = make([]any, 0, ld.LogRecordCount()*logColumnCount)
+	var buf []byte
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		res := rl.Resource().Attributes()
+		service := serviceName(res)
+		buf = appendAttrs(buf[:0], res)
+		resJSON := string(buf)
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			sl := sls.At(j)
+			scopeName, scopeVersion := sl.Scope().Name(), sl.Scope().Version()
+			records := sl.LogRecords()
+			for k := 0; k < records.Len(); k++ {
+				r := records.At(k)
+				n++
+				observed := nanos(r.ObservedTimestamp())
+				ts := nanos(r.Timestamp())
+				if ts == 0 {
+					ts = observed
+				}
+				if ts == 0 {
+					ts = received.UnixNano()
+				}
+				traceID, spanID := "", ""
+				if !r.TraceID().IsEmpty() {
+					traceID = hexID(r.TraceID())
+				}
+				if !r.SpanID().IsEmpty() {
+					spanID = hexID(r.SpanID())
+				}
+				buf = appendAttrs(buf[:0], r.Attributes())
+				attrs := string(buf)
+				sevNum := int64(r.SeverityNumber())
+				sevText := r.SeverityText()
+				args = append(args,
+					int64(0), // Seq
+					ts,
+					observed,
+					traceID,
+					spanID,
+					int64(r.Flags()),
+					sevText,
+					sevNum,
+					service,
+					r.Body().AsString(),
+					resJSON,
+					scopeName,
+					scopeVersion,
+					attrs,
+					boolInt(isErrorSeverity(sevNum, sevText)),
+				)
+			}
+		}
+	}
+	return args, n
+}
+
+// isErrorSeverity is TELEMETRY.md's error event for logs: severity number ERROR (17) or
+// above, or a severity text of error or fatal in any case.
+func isErrorSeverity(number int64, text string) bool {
+	return number >= int64(plog.SeverityNumberError) || strings.EqualFold(text, "error") || strings.EqualFold(text, "fatal")
+}
+
+func serviceName(res pcommon.Map) string {
+	if v, ok := res.Get(serviceNameKey); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// appendEvents renders span events as [{"Timestamp":ns,"Name":…,"Attributes":{…}}].
+func appendEvents(dst []byte, events ptrace.SpanEventSlice) []byte {
+	dst = append(dst, '[')
+	for i := 0; i < events.Len(); i++ {
+		e := events.At(i)
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"Timestamp":`...)
+		dst = appendInt(dst, nanos(e.Timestamp()))
+		dst = append(dst, `,"Name":`...)
+		dst = appendJSONString(dst, e.Name())
+		dst = append(dst, `,"Attributes":`...)
+		dst = appendAttrs(dst, e.Attributes())
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// appendLinks renders span links as [{"TraceId":…,"SpanId":…,"TraceState":…,"Attributes":{…}}].
+func appendLinks(dst []byte, links ptrace.SpanLinkSlice) []byte {
+	dst = append(dst, '[')
+	for i := 0; i < links.Len(); i++ {
+		l := links.At(i)
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"TraceId":"`...)
+		dst = hex.AppendEncode(dst, idBytes(l.TraceID()))
+		dst = append(dst, `","SpanId":"`...)
+		dst = hex.AppendEncode(dst, idBytes(l.SpanID()))
+		dst = append(dst, `","TraceState":`...)
+		dst = appendJSONString(dst, l.TraceState().AsRaw())
+		dst = append(dst, `,"Attributes":`...)
+		dst = appendAttrs(dst, l.Attributes())
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// hexID renders a trace or span id as lowercase hex, the form OTLP/JSON and the exporter use.
+func hexID[T pcommon.TraceID | pcommon.SpanID](id T) string {
+	return hex.EncodeToString(idBytes(id))
+}
+
+func idBytes[T pcommon.TraceID | pcommon.SpanID](id T) []byte {
+	switch v := any(id).(type) {
+	case pcommon.TraceID:
+		return v[:]
+	case pcommon.SpanID:
+		return v[:]
+	}
+	return nil
+}
+
+// nanos converts an OTLP timestamp to int64 nanoseconds, clamping the far future (past 2262)
+// instead of wrapping negative.
+func nanos(t pcommon.Timestamp) int64 {
+	if uint64(t) > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(t)
+}
+
+// kindString is the exporter's SpanKind text: "Server", "Client", … and "Unspecified".
+func kindString(k ptrace.SpanKind) string {
+	switch k {
+	case ptrace.SpanKindInternal:
+		return "Internal"
+	case ptrace.SpanKindServer:
+		return "Server"
+	case ptrace.SpanKindClient:
+		return "Client"
+	case ptrace.SpanKindProducer:
+		return "Producer"
+	case ptrace.SpanKindConsumer:
+		return "Consumer"
+	default:
+		return "Unspecified"
+	}
+}
+
+// statusString is the exporter's StatusCode text.
+func statusString(c ptrace.StatusCode) string {
+	switch c {
+	case ptrace.StatusCodeOk:
+		return "Ok"
+	case ptrace.StatusCodeError:
+		return "Error"
+	default:
+		return "Unset"
+	}
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

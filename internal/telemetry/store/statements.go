@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Column lists in insert order; spanRow.args and logRow.args produce values in this order.
+const (
+	spanColumns = `Seq, Timestamp, EndTimestamp, TraceId, SpanId, ParentSpanId, TraceState,
+	SpanName, SpanKind, ServiceName, ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes,
+	Duration, StatusCode, StatusMessage, EventsJSON, LinksJSON, IsRoot, IsError`
+	spanColumnCount = 21
+	logColumns      = `Seq, Timestamp, ObservedTimestamp, TraceId, SpanId, TraceFlags,
+	SeverityText, SeverityNumber, ServiceName, Body, ResourceAttributes, ScopeName, ScopeVersion,
+	LogAttributes, IsError`
+	logColumnCount = 15
+	// rowsPerInsert is how many rows one multi-row INSERT carries: fewer statement executions
+	// per batch is most of the ingest speed with a database/sql driver.
+	rowsPerInsert = 32
+)
+
+// statements are prepared once on the write connection and reused by every transaction.
+type statements struct {
+	readHighWater  *sql.Stmt
+	writeHighWater *sql.Stmt
+	insertSpan     *sql.Stmt // one row
+	insertSpans    *sql.Stmt // rowsPerInsert rows
+	insertLog      *sql.Stmt
+	insertLogs     *sql.Stmt
+}
+
+func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
+	st := &statements{}
+	var err error
+	prep := func(dst **sql.Stmt, query string) {
+		if err != nil {
+			return
+		}
+		*dst, err = db.PrepareContext(ctx, query)
+	}
+	prep(&st.readHighWater, `SELECT value FROM meta WHERE key = '`+metaHighWater+`'`)
+	prep(&st.writeHighWater, `UPDATE meta SET value = ? WHERE key = '`+metaHighWater+`'`)
+	prep(&st.insertSpan, insertSQL(TracesTable, spanColumns, spanColumnCount, 1))
+	prep(&st.insertSpans, insertSQL(TracesTable, spanColumns, spanColumnCount, rowsPerInsert))
+	prep(&st.insertLog, insertSQL(LogsTable, logColumns, logColumnCount, 1))
+	prep(&st.insertLogs, insertSQL(LogsTable, logColumns, logColumnCount, rowsPerInsert))
+	if err != nil {
+		st.close()
+		return nil, fmt.Errorf("prepare write statements: %w", err)
+	}
+	return st, nil
+}
+
+func (st *statements) close() {
+	_ = errorsJoinClose(st.readHighWater, st.writeHighWater, st.insertSpan, st.insertSpans, st.insertLog, st.insertLogs)
+}
+
+// insertSQL renders "INSERT INTO table (cols) VALUES (?,…),(?,…)…" for rows rows.
+func insertSQL(table, columns string, ncols, rows int) string {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?,", ncols), ",") + ")"
+	var b strings.Builder
+	b.WriteString("INSERT INTO ")
+	b.WriteString(table)
+	b.WriteString(" (")
+	b.WriteString(columns)
+	b.WriteString(") VALUES ")
+	for i := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(one)
+	}
+	return b.String()
+}
+
+// insertRows writes n rows whose arguments fill args (ncols per row) using the multi-row
+// statement for full chunks and the single-row one for the rest.
+func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, args []any, ncols int) error {
+	n := len(args) / ncols
+	chunk := rowsPerInsert * ncols
+	i := 0
+	if n >= rowsPerInsert {
+		stmt := tx.StmtContext(ctx, many)
+		for ; i+rowsPerInsert <= n; i += rowsPerInsert {
+			if _, err := stmt.ExecContext(ctx, args[i*ncols:i*ncols+chunk]...); err != nil {
+				return err
+			}
+		}
+	}
+	if i < n {
+		stmt := tx.StmtContext(ctx, one)
+		for ; i < n; i++ {
+			if _, err := stmt.ExecContext(ctx, args[i*ncols:(i+1)*ncols]...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
