@@ -58,3 +58,12 @@ func Ms(ns int64) float64 { return math.Round(float64(ns)/1e3) / 1e3 }
 
 // NsToMs converts a nanosecond timestamp to Unix milliseconds (floor).
 func NsToMs(ns int64) int64 { return ns / 1e6 }
+
+// Share is part/total rounded to four decimals (0 when total is 0), so every source reports
+// the same fraction.
+func Share(part, total int64) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return math.Round(float64(part)/float64(total)*1e4) / 1e4
+}

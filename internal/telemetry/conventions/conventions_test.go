@@ -58,7 +58,7 @@ func TestLoad(t *testing.T) {
 			if !reflect.DeepEqual(c.JobKeys.NameKeys, []string{"task.name"}) {
 				t.Fatalf("name keys %v", c.JobKeys.NameKeys)
 			}
-			if !reflect.DeepEqual(c.JobKeys.IDKeys, []string{"job.id", "cicd.pipeline.run.id"}) {
+			if !reflect.DeepEqual(c.JobKeys.IDKeys, []string{"job.id"}) {
 				t.Fatalf("id keys not kept from the preset: %v", c.JobKeys.IDKeys)
 			}
 		}},

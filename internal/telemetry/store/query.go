@@ -1,0 +1,236 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// QueryLimits bound what one query reads, so a tool answer costs the same on a busy store as
+// on a quiet one; a query that hits a limit says so through Scan.Limited.
+type QueryLimits struct {
+	// MaxScanRows bounds the rows one aggregate examines in Go (default 200,000).
+	MaxScanRows int
+	// MaxRunSpans bounds the spans get_run reads (default 10,000).
+	MaxRunSpans int
+	// MaxRunLogs bounds the log records get_run reads (default 1,000).
+	MaxRunLogs int
+}
+
+// DefaultQueryLimits are the limits NewQuerier uses.
+var DefaultQueryLimits = QueryLimits{MaxScanRows: 200_000, MaxRunSpans: 10_000, MaxRunLogs: 1_000}
+
+// Querier answers the telemetry port from the embedded store: windows and filters run in SQL
+// on the indexed columns, conventions (runs, domains, jobs, db operations) are applied in Go
+// to the rows that pass.
+type Querier struct {
+	store  *Store
+	conv   *conventions.Conventions
+	limits QueryLimits
+}
+
+var _ telemetry.Source = (*Querier)(nil)
+
+// NewQuerier returns the port over s, reading attributes with conv (the otel preset when nil).
+func NewQuerier(s *Store, conv *conventions.Conventions) *Querier {
+	if conv == nil {
+		conv = conventions.Default()
+	}
+	return &Querier{store: s, conv: conv, limits: DefaultQueryLimits}
+}
+
+// WithLimits returns a copy of q with other scan limits (zero fields keep the defaults).
+func (q *Querier) WithLimits(l QueryLimits) *Querier {
+	c := *q
+	if l.MaxScanRows > 0 {
+		c.limits.MaxScanRows = l.MaxScanRows
+	}
+	if l.MaxRunSpans > 0 {
+		c.limits.MaxRunSpans = l.MaxRunSpans
+	}
+	if l.MaxRunLogs > 0 {
+		c.limits.MaxRunLogs = l.MaxRunLogs
+	}
+	return &c
+}
+
+// Fingerprint is the store file's instance id and its high-water mark: any committed row moves
+// it, and a cursor from another file never matches.
+func (q *Querier) Fingerprint(ctx context.Context) (telemetry.Snapshot, error) {
+	hw, err := q.store.HighWater(ctx)
+	if err != nil {
+		return telemetry.Snapshot{}, fmt.Errorf("%w: %w", telemetry.ErrUnreachable, err)
+	}
+	return telemetry.Snapshot{ID: fmt.Sprintf("%s:%d", q.store.InstanceID(), hw), AsOf: hw}, nil
+}
+
+// Describe reports the embedded source; the file path is not disclosed.
+func (q *Querier) Describe(ctx context.Context) telemetry.SourceInfo {
+	info := telemetry.SourceInfo{Kind: "sqlite"}
+	var spans, logs *int64
+	err := q.store.DB().QueryRowContext(ctx,
+		`SELECT (SELECT MAX(Timestamp) FROM `+TracesTable+`), (SELECT MAX(Timestamp) FROM `+LogsTable+`)`).
+		Scan(&spans, &logs)
+	if err != nil {
+		return info
+	}
+	info.Reachable = true
+	for _, v := range []*int64{spans, logs} {
+		if v != nil {
+			info.NewestDataMs = max(info.NewestDataMs, telemetry.NsToMs(*v))
+		}
+	}
+	return info
+}
+
+// Services lists service names seen in spans, sorted, at most limit.
+func (q *Querier) Services(ctx context.Context, limit int) ([]string, error) {
+	if limit <= 0 {
+		limit = 20
+	}
+	rows, err := q.store.DB().QueryContext(ctx,
+		`SELECT DISTINCT ServiceName FROM `+TracesTable+` ORDER BY ServiceName LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list services: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("list services: %w", err)
+		}
+		out = append(out, serviceOut(s))
+	}
+	return out, rows.Err()
+}
+
+// filter accumulates WHERE conditions and their arguments.
+type filter struct {
+	conds []string
+	args  []any
+}
+
+func (f *filter) add(cond string, args ...any) {
+	f.conds = append(f.conds, cond)
+	f.args = append(f.args, args...)
+}
+
+// window restricts Timestamp to [start, end) in ns.
+func (f *filter) window(w telemetry.Window) {
+	f.add("Timestamp >= ? AND Timestamp < ?", w.StartMs*1e6, w.EndMs*1e6)
+}
+
+// service restricts to one service; "unknown" is the empty service.name as stored.
+func (f *filter) service(svc string) {
+	if svc == "" {
+		return
+	}
+	if svc == telemetry.UnknownService {
+		svc = ""
+	}
+	f.add("ServiceName = ?", svc)
+}
+
+// asOf pins the snapshot.
+func (f *filter) asOf(hw int64) {
+	if hw > 0 {
+		f.add("Seq <= ?", hw)
+	}
+}
+
+// anyKey keeps rows whose attribute column mentions one of keys (exact) or prefixes; a cheap
+// text test that the caller confirms on the decoded attributes.
+func (f *filter) anyKey(column string, keys, prefixes []string) {
+	var ors []string
+	for _, k := range keys {
+		ors = append(ors, "instr("+column+", ?) > 0")
+		f.args = append(f.args, `"`+k+`":`)
+	}
+	for _, p := range prefixes {
+		ors = append(ors, "instr("+column+", ?) > 0")
+		f.args = append(f.args, `"`+p)
+	}
+	if len(ors) == 0 {
+		ors = append(ors, "0")
+	}
+	f.conds = append(f.conds, "("+strings.Join(ors, " OR ")+")")
+}
+
+func (f *filter) where() string {
+	if len(f.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(f.conds, " AND ")
+}
+
+// serviceOut maps the stored empty service.name to the reported one.
+func serviceOut(s string) string {
+	if s == "" {
+		return telemetry.UnknownService
+	}
+	return s
+}
+
+// decodeAttrs reads an attribute column; a malformed value reads as no attributes.
+func decodeAttrs(text string) conventions.Attributes {
+	if text == "" || text == "{}" {
+		return conventions.Attributes{}
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		return conventions.Attributes{}
+	}
+	return m
+}
+
+// spanEvent is one element of EventsJSON.
+type spanEvent struct {
+	Name       string            `json:"Name"`
+	Attributes map[string]string `json:"Attributes"`
+}
+
+// spanError returns an error span's message (status message, else the exception event's) and
+// exception type (the exception event's, else error.type).
+func spanError(statusMessage, eventsJSON string, attrs conventions.Attributes) (msg, typ string) {
+	msg = statusMessage
+	if eventsJSON != "" && eventsJSON != "[]" {
+		var evs []spanEvent
+		if json.Unmarshal([]byte(eventsJSON), &evs) == nil {
+			for _, e := range evs {
+				if e.Name != "exception" {
+					continue
+				}
+				if msg == "" {
+					msg = e.Attributes["exception.message"]
+				}
+				if typ == "" {
+					typ = e.Attributes["exception.type"]
+				}
+			}
+		}
+	}
+	if typ == "" && attrs != nil {
+		typ = attrs["error.type"]
+	}
+	return msg, typ
+}
+
+// scanOf builds the Scan of a window.
+func scanOf(w telemetry.Window, scanned int, limited bool) telemetry.Scan {
+	return telemetry.Scan{WindowStartMs: w.StartMs, WindowEndMs: w.EndMs, Scanned: int64(scanned), Limited: limited}
+}
+
+// placeholders returns "?, ?, …" for n arguments.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// jsonString encodes s as the ingest code does (a JSON string literal, no HTML escaping).
+func jsonString(s string) (string, bool) {
+	return string(appendJSONString(nil, s)), true
+}
