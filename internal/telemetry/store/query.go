@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/runlens/runlens/internal/telemetry"
@@ -106,6 +107,7 @@ func (q *Querier) Services(ctx context.Context, limit int) ([]string, error) {
 		}
 		out = append(out, serviceOut(s))
 	}
+	slices.Sort(out) // "unknown" was stored as "" and sorted first
 	return out, rows.Err()
 }
 

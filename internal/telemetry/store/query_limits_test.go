@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/fixture"
+)
+
+func TestAScanLimitIsReportedNotHidden(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	q, _ := loadFixture(t, "otel", now)
+	small := q.WithLimits(QueryLimits{MaxScanRows: 5})
+	ctx := context.Background()
+	perf, err := small.ServicePerformance(ctx, telemetry.PerformanceQuery{Window: last(now, time.Hour), Service: "checkout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !perf.Scan.Limited || perf.SampleCount != 5 {
+		t.Fatalf("performance over a limited scan: limited=%v samples=%d", perf.Scan.Limited, perf.SampleCount)
+	}
+	runs, err := small.Runs(ctx, telemetry.RunsQuery{Window: last(now, time.Hour), Status: "ok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !runs.Scan.Limited {
+		t.Fatal("a filtered run listing over a limited scan does not say so")
+	}
+	full, err := q.ServicePerformance(ctx, telemetry.PerformanceQuery{Window: last(now, time.Hour), Service: "checkout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Scan.Limited {
+		t.Fatal("an unlimited scan says it was limited")
+	}
+}
+
+func TestASnapshotPinsPagesWhileDataArrives(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	q, _ := loadFixture(t, "otel", now)
+	ctx := context.Background()
+	snap, err := q.Fingerprint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq := telemetry.RunsQuery{Window: last(now, time.Hour), AsOf: snap.AsOf}
+	before, err := q.Runs(ctx, rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, err := fixture.New(fixture.Options{Now: now, Seed: 99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := q.store.IngestTraces(ctx, more.Traces); err != nil {
+		t.Fatal(err)
+	}
+	after, err := q.Runs(ctx, rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Total != before.Total {
+		t.Fatalf("pinned total moved from %d to %d", before.Total, after.Total)
+	}
+	snap2, err := q.Fingerprint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap2.ID == snap.ID || snap2.AsOf <= snap.AsOf {
+		t.Fatalf("fingerprint did not move with new data: %+v then %+v", snap, snap2)
+	}
+	latest, err := q.Runs(ctx, telemetry.RunsQuery{Window: last(now, time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest.Total != 2*before.Total {
+		t.Fatalf("unpinned total %d, want %d", latest.Total, 2*before.Total)
+	}
+}
+
+func TestDescribeAndServices(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	q, d := loadFixture(t, "otel", now)
+	ctx := context.Background()
+	info := q.Describe(ctx)
+	var newest int64
+	for _, s := range d.Spans {
+		newest = max(newest, s.StartNs/1e6)
+	}
+	for _, r := range d.Records {
+		newest = max(newest, r.TimeNs/1e6)
+	}
+	if info.Kind != "sqlite" || !info.Reachable || info.NewestDataMs != newest {
+		t.Fatalf("Describe = %+v, newest data %d", info, newest)
+	}
+	svcs, err := q.Services(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"billing", "checkout", "unknown", "worker"}; !slices.Equal(svcs, want) {
+		t.Fatalf("Services = %v, want %v", svcs, want)
+	}
+}
