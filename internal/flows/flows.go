@@ -1,0 +1,49 @@
+// Package flows implements gen.Flows: one method per tool, each calling a domain package through
+// its port and mapping the answer onto the generated contract types. The methods live in one file
+// per tool family (telemetry.go, doctor.go, docs.go, commands.go).
+package flows
+
+import (
+	"time"
+
+	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/commands"
+	"github.com/runlens/runlens/internal/docs"
+	"github.com/runlens/runlens/internal/shape"
+	"github.com/runlens/runlens/internal/telemetry"
+)
+
+// Deps are the ports the flows read. A nil port makes its tools answer with a domain error that
+// says what is missing, never a crash.
+type Deps struct {
+	// Telemetry is the configured telemetry source.
+	Telemetry telemetry.Source
+	// Docs is the project's Markdown corpus.
+	Docs *docs.Corpus
+	// Commands runs allowlisted project commands.
+	Commands *commands.Runner
+	// Doctor runs the workspace checks.
+	Doctor Doctor
+	// Cursors mints and checks the opaque page cursors of every tool.
+	Cursors *shape.Codec
+	// Now is the clock; tests pin it.
+	Now func() time.Time
+}
+
+// Flows implements gen.Flows over Deps.
+type Flows struct {
+	Deps
+}
+
+var _ gen.Flows = (*Flows)(nil)
+
+// New returns the flows over d, filling in the clock and a per-process cursor key when unset.
+func New(d Deps) *Flows {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Cursors == nil {
+		d.Cursors = shape.NewCodec(nil)
+	}
+	return &Flows{Deps: d}
+}

@@ -1,0 +1,83 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/mcp"
+	"github.com/runlens/runlens/internal/toolerr"
+)
+
+// route serves the compact profile's router: it validates the router's own arguments, then
+// hands the operation's arguments to the full tool of that name, which validates them against
+// its own input schema and answers with its own output, bounds and errors.
+func (h *Handler) route(ctx context.Context, router gen.Tool, args json.RawMessage) (mcp.CallResult, error) {
+	if res, bad := h.checkArgs(ctx, router, args, ""); bad {
+		return res, nil
+	}
+	var in struct {
+		Operation string          `json:"operation"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return h.errorResult(toolerr.New(string(gen.ErrorCodeInvalidArguments), "the router's arguments are not a JSON object")), nil
+	}
+	op, ok := gen.Lookup(in.Operation)
+	if !ok || op.Call == nil {
+		// The router's schema enumerates the operations, so this is only reachable when the
+		// enum and the registry disagree: say so rather than guess.
+		return h.errorResult(toolerr.Newf(string(gen.ErrorCodeUnknownOperation), "unknown operation %q", in.Operation).
+			WithChoices(gen.FullProfile).WithHint("call runlens_capabilities for the operations and their input schemas")), nil
+	}
+	opArgs := in.Arguments
+	if len(opArgs) == 0 || string(opArgs) == "null" {
+		opArgs = json.RawMessage("{}")
+	}
+	return h.call(ctx, op, opArgs, op.Name)
+}
+
+// capabilities answers runlens_capabilities: the profile, the telemetry sources, the tool
+// families and every operation with the path of its published input schema.
+func (h *Handler) capabilities(ctx context.Context, args json.RawMessage) []byte {
+	var in struct {
+		Operation string `json:"operation"`
+	}
+	_ = json.Unmarshal(args, &in)
+
+	type operation struct {
+		Name        string `json:"name"`
+		Family      string `json:"family"`
+		Title       string `json:"title"`
+		Description string `json:"description,omitempty"`
+		InputSchema string `json:"inputSchema"`
+	}
+	out := struct {
+		Profile    Profile     `json:"profile"`
+		Sources    []Source    `json:"sources,omitempty"`
+		Families   []string    `json:"families,omitempty"`
+		Operations []operation `json:"operations"`
+	}{Profile: h.opts.Profile, Operations: []operation{}}
+	if h.opts.Sources != nil {
+		out.Sources = h.opts.Sources(ctx)
+	}
+	seen := map[string]bool{}
+	for _, t := range gen.Tools {
+		if !seen[t.Family] {
+			seen[t.Family] = true
+			out.Families = append(out.Families, t.Family)
+		}
+		if in.Operation != "" && in.Operation != t.Name {
+			continue
+		}
+		out.Operations = append(out.Operations, operation{
+			Name:        t.Name,
+			Family:      t.Family,
+			Title:       t.Title,
+			Description: t.Description,
+			InputSchema: "tools/" + t.Name + ".input.json",
+		})
+	}
+	raw, _ := json.Marshal(out)
+	return raw
+}
