@@ -1,20 +1,60 @@
 // Command runlens is an MCP server that gives a coding agent a safe, bounded window onto the
-// application it is working on.
+// application it is working on: its telemetry, its workspace wiring, its docs and a few allowed
+// project commands.
 package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
 // version is set at link time (-ldflags "-X main.version=…"); "dev" marks a source build.
 var version = "dev"
 
+const usage = `runlens — a bounded window onto your app for coding agents
+
+usage:
+  runlens serve    [--project-root DIR] [--telemetry SOURCE] [--profile full|compact] [--receiver ADDR|off]
+  runlens collect  [--project-root DIR] [--listen ADDR] [--store PATH]
+  runlens demo
+  runlens doctor   [--project-root DIR] [--json]
+  runlens init     [--host claude|codex|vscode|cursor|all] [--project-root DIR]
+  runlens schemas export DIR
+  runlens version
+`
+
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "version" {
-		fmt.Println("runlens", version)
-		return
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches a subcommand and returns the process exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
 	}
-	fmt.Fprintln(os.Stderr, "usage: runlens version")
-	os.Exit(2)
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serve(rest, stdin, stdout, stderr)
+	case "collect":
+		return collect(rest, stderr)
+	case "demo":
+		return demo(rest, stdout, stderr)
+	case "doctor":
+		return doctorCmd(rest, stdout, stderr)
+	case "init":
+		return initCmd(rest, stdout, stderr)
+	case "schemas":
+		return schemasCmd(rest, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "runlens", version)
+		return 0
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "runlens: unknown command %q\n\n%s", cmd, usage)
+	return 2
 }

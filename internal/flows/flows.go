@@ -24,6 +24,9 @@ type Deps struct {
 	Commands *commands.Runner
 	// Doctor runs the workspace checks.
 	Doctor Doctor
+	// Redactor scrubs secrets from text a flow builds itself (command output); the server
+	// redacts every answer again on the way out.
+	Redactor *shape.Redactor
 	// Cursors mints and checks the opaque page cursors of every tool.
 	Cursors *shape.Codec
 	// Now is the clock; tests pin it.

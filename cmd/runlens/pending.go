@@ -1,0 +1,26 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+func collect(args []string, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "runlens collect: not available in this build yet")
+	return 1
+}
+
+func demo(args []string, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "runlens demo: not available in this build yet")
+	return 1
+}
+
+func doctorCmd(args []string, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "runlens doctor: not available in this build yet")
+	return 1
+}
+
+func initCmd(args []string, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "runlens init: not available in this build yet")
+	return 1
+}

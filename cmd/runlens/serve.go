@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/runlens/runlens/internal/app"
+	"github.com/runlens/runlens/internal/config"
+	"github.com/runlens/runlens/internal/conformance"
+	"github.com/runlens/runlens/internal/mcp"
+	"github.com/runlens/runlens/internal/server"
+)
+
+// instructions is what a host shows the model at initialize: which tool answers which symptom.
+const instructions = `runlens shows what the app you are working on did and whether the workspace is wired. ` +
+	`Start with get_app_status for "is it healthy?", get_recent_errors for "what is failing?", ` +
+	`list_runs then get_run to follow one execution, analyze_service_performance and ` +
+	`analyze_db_bottlenecks for slowness, get_last_job_result for background jobs. When tools return ` +
+	`nothing, run doctor. search_docs and get_doc read the project docs; list_commands shows which ` +
+	`project commands execute_command may run. Answers are bounded: follow page.nextCursor or ask for detail=full.`
+
+// serve runs the MCP server over stdio until EOF or a signal.
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o config.Overrides
+	fs.StringVar(&o.ProjectRoot, "project-root", "", "project folder (default: current directory)")
+	fs.StringVar(&o.Telemetry, "telemetry", "", "telemetry SOURCE: sqlite:PATH, clickhouse://…, aspire+http(s)://…, jaeger+http://…")
+	fs.StringVar(&o.Profile, "profile", "", "tool profile: full or compact")
+	fs.StringVar(&o.Receiver, "receiver", "", "OTLP/HTTP receiver address, or off")
+	fixtures := fs.Bool("test-fixtures", false, "serve the conformance suite's fixture tools (tests only)")
+	pageSize := fs.Int("page-size", 0, "tools/list page size (0: all tools on one page)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+
+	logger := newLogger(stderr, os.Getenv(config.EnvLogLevel))
+	cwd, _ := os.Getwd()
+	cfg, err := app.LoadConfig(cwd, os.Getenv, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "runlens: %v\n", err)
+		return 1
+	}
+	a, err := app.New(cfg, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "runlens: %v\n", err)
+		return 1
+	}
+	defer a.Close()
+
+	profile, err := server.ParseProfile(cfg.MCP.Profile)
+	if err != nil {
+		fmt.Fprintf(stderr, "runlens: %v\n", err)
+		return 2
+	}
+	var h mcp.Handler = a.Handler(profile)
+	if *fixtures {
+		h = conformance.Wrap(h)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if cfg.Receiver.Enabled {
+		go a.HostReceiver(ctx)
+	}
+
+	srv := mcp.NewServer(h, mcp.Options{
+		Name:         "runlens",
+		Title:        "runlens",
+		Version:      version,
+		Instructions: instructions,
+		PageSize:     *pageSize,
+		Logger:       logger,
+	})
+	if err := srv.Serve(ctx, stdin, stdout); err != nil {
+		logger.Error("serve", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// newLogger logs to stderr (stdout carries protocol messages only) at the RUNLENS_LOG_LEVEL level.
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil || level == "" {
+		l = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,202 @@
+// Package app assembles runlens from its configuration: the telemetry source, the docs corpus,
+// the command runner, the doctor, the flows, and the MCP handler. The commands of cmd/runlens
+// (serve, collect, demo, doctor) build on it, so each wires the same parts the same way.
+//
+// Everything that costs time (opening the store, indexing docs, compiling schemas) happens on
+// first use, so `runlens serve` answers initialize and tools/list within milliseconds.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/commands"
+	"github.com/runlens/runlens/internal/config"
+	"github.com/runlens/runlens/internal/docs"
+	"github.com/runlens/runlens/internal/flows"
+	"github.com/runlens/runlens/internal/server"
+	"github.com/runlens/runlens/internal/shape"
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+	"github.com/runlens/runlens/internal/telemetry/store"
+)
+
+// LoadConfig reads the effective configuration for a project: defaults, runlens.json,
+// RUNLENS_* variables, then flags.
+func LoadConfig(cwd string, getenv func(string) string, flags config.Overrides) (*config.Config, error) {
+	loader, err := config.NewLoader([]byte(gen.ConfigSchema))
+	if err != nil {
+		return nil, fmt.Errorf("load configuration schema: %w", err)
+	}
+	return loader.Load(cwd, getenv, flags)
+}
+
+// App is runlens assembled from one configuration.
+type App struct {
+	Config   *config.Config
+	Logger   *slog.Logger
+	Flows    *flows.Flows
+	Redactor *shape.Redactor
+
+	storeOnce sync.Once
+	store     *store.Store
+	storeErr  error
+	conv      *conventions.Conventions
+}
+
+// New assembles the parts; it opens nothing yet.
+func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	a := &App{Config: cfg, Logger: logger}
+
+	conv, err := loadConventions(cfg.Conventions)
+	if err != nil {
+		return nil, err
+	}
+	a.conv = conv
+
+	corpus, err := docs.Open(docs.Options{ProjectRoot: cfg.ProjectRoot, Root: cfg.Docs.Root, Exclude: cfg.Docs.Exclude})
+	if err != nil {
+		return nil, fmt.Errorf("open docs: %w", err)
+	}
+	runner, err := commands.New(commandOptions(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("configure commands: %w", err)
+	}
+	keys := append(shape.DefaultSensitiveKeys(), cfg.SensitiveKeys...)
+	a.Redactor = shape.NewRedactor(shape.RedactorOptions{
+		SensitiveKeys: keys,
+		SecretValues:  shape.SecretEnvValues(os.Environ()),
+	})
+	a.Flows = flows.New(flows.Deps{
+		Telemetry: a.telemetrySource(),
+		Docs:      corpus,
+		Commands:  runner,
+		Redactor:  a.Redactor,
+	})
+	a.Flows.Deps.Doctor = newDoctor(a)
+	return a, nil
+}
+
+// Handler returns the MCP handler for profile p.
+func (a *App) Handler(p server.Profile) *server.Handler {
+	return server.New(server.Options{
+		Profile:  p,
+		Flows:    a.Flows,
+		Redactor: a.Redactor,
+		Budgets: server.Budgets{
+			Standard:    a.Config.Budgets.Standard,
+			Large:       a.Config.Budgets.Large,
+			Summary:     a.Config.Budgets.Summary,
+			FullCeiling: a.Config.Budgets.FullCeiling,
+		},
+		Sources: func(ctx context.Context) []server.Source {
+			info := a.Flows.Telemetry.Describe(ctx)
+			reachable := info.Reachable
+			return []server.Source{{Kind: sourceKind(info.Kind), Endpoint: info.Endpoint, Reachable: &reachable}}
+		},
+		Logger: a.Logger,
+	})
+}
+
+// Store opens the embedded store once, for the receiver and the queries alike.
+func (a *App) Store(ctx context.Context) (*store.Store, error) {
+	a.storeOnce.Do(func() {
+		a.store, a.storeErr = store.Open(ctx, store.Options{
+			Path:      a.Config.Store.Path,
+			Retention: a.Config.Store.Retention,
+			MaxBytes:  a.Config.Store.MaxBytes,
+			Logger:    a.Logger,
+		})
+	})
+	return a.store, a.storeErr
+}
+
+// Close releases what was opened.
+func (a *App) Close() error {
+	var errs []error
+	if a.store != nil {
+		errs = append(errs, a.store.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// telemetrySource returns the configured source, opened lazily.
+func (a *App) telemetrySource() telemetry.Source {
+	src := a.Config.Telemetry.Source
+	switch src.Kind {
+	case config.SourceSQLite, "":
+		return &lazySource{open: func(ctx context.Context) (telemetry.Source, error) {
+			st, err := a.Store(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return store.NewQuerier(st, a.conv), nil
+		}, info: telemetry.SourceInfo{Kind: "embedded"}}
+	default:
+		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}
+	}
+}
+
+// loadConventions builds the telemetry conventions: the configured document, or the preset.
+func loadConventions(c config.Conventions) (*conventions.Conventions, error) {
+	if len(c.Document) > 0 {
+		conv, err := conventions.Load(c.Document)
+		if err != nil {
+			return nil, fmt.Errorf("load conventions: %w", err)
+		}
+		return conv, nil
+	}
+	name := c.Preset
+	if name == "" {
+		name = "otel"
+	}
+	conv, err := conventions.Preset(name)
+	if err != nil {
+		return nil, fmt.Errorf("load conventions preset %s: %w", name, err)
+	}
+	return conv, nil
+}
+
+// commandOptions maps the configuration onto the command runner.
+func commandOptions(cfg *config.Config) commands.Options {
+	c := cfg.Commands
+	o := commands.Options{
+		Root:                cfg.ProjectRoot,
+		DiscoverMakefile:    c.DiscoverMakefile,
+		DiscoverPackageJSON: c.DiscoverPackageJSON,
+		DefaultTimeout:      c.DefaultTimeout,
+		MaxTimeout:          c.MaxTimeout,
+		Executor: commands.Executor{
+			SecretEnv: c.SecretEnv,
+			TailBytes: c.OutputTailBytes,
+		},
+	}
+	for _, e := range c.Catalog {
+		o.Declared = append(o.Declared, commands.Command{Path: e.Path, Argv: e.Argv, Description: e.Description, Usage: e.Usage, Timeout: e.Timeout})
+	}
+	for _, r := range c.Allow {
+		o.Allow = append(o.Allow, commands.Rule{Name: r.Name, Prefix: r.Prefix})
+	}
+	for _, r := range c.Deny {
+		o.Deny = append(o.Deny, commands.Rule{Name: r.Name, Prefix: r.Prefix})
+	}
+	return o
+}
+
+// sourceKind maps a source's kind onto the contract's source-kind enum.
+func sourceKind(k string) string {
+	switch strings.ToLower(k) {
+	case "sqlite", "embedded", "":
+		return "embedded"
+	}
+	return strings.ToLower(k)
+}

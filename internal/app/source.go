@@ -1,0 +1,152 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/runlens/runlens/internal/telemetry"
+)
+
+// lazySource opens its backend on first use, so start-up pays nothing for telemetry, and an
+// open failure is reported as an unreachable source by every query rather than stopping the
+// server.
+type lazySource struct {
+	open func(ctx context.Context) (telemetry.Source, error)
+	info telemetry.SourceInfo
+
+	once sync.Once
+	src  telemetry.Source
+	err  error
+}
+
+var _ telemetry.Source = (*lazySource)(nil)
+
+func (l *lazySource) get(ctx context.Context) (telemetry.Source, error) {
+	l.once.Do(func() {
+		l.src, l.err = l.open(ctx)
+		if l.err != nil {
+			l.err = fmt.Errorf("%w: %v", telemetry.ErrUnreachable, l.err)
+		}
+	})
+	return l.src, l.err
+}
+
+func (l *lazySource) Status(ctx context.Context, q telemetry.StatusQuery) (telemetry.Status, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.Status{}, err
+	}
+	return s.Status(ctx, q)
+}
+
+func (l *lazySource) Runs(ctx context.Context, q telemetry.RunsQuery) (telemetry.RunPage, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.RunPage{}, err
+	}
+	return s.Runs(ctx, q)
+}
+
+func (l *lazySource) Run(ctx context.Context, q telemetry.RunQuery) (telemetry.Run, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.Run{}, err
+	}
+	return s.Run(ctx, q)
+}
+
+func (l *lazySource) Errors(ctx context.Context, q telemetry.ErrorsQuery) (telemetry.ErrorReport, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.ErrorReport{}, err
+	}
+	return s.Errors(ctx, q)
+}
+
+func (l *lazySource) LastJob(ctx context.Context, q telemetry.JobQuery) (telemetry.JobResult, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.JobResult{}, err
+	}
+	return s.LastJob(ctx, q)
+}
+
+func (l *lazySource) ServicePerformance(ctx context.Context, q telemetry.PerformanceQuery) (telemetry.Performance, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.Performance{}, err
+	}
+	return s.ServicePerformance(ctx, q)
+}
+
+func (l *lazySource) DBOperations(ctx context.Context, q telemetry.DBQuery) (telemetry.DBReport, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.DBReport{}, err
+	}
+	return s.DBOperations(ctx, q)
+}
+
+func (l *lazySource) Services(ctx context.Context, limit int) ([]string, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Services(ctx, limit)
+}
+
+func (l *lazySource) Fingerprint(ctx context.Context) (telemetry.Snapshot, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.Snapshot{}, err
+	}
+	return s.Fingerprint(ctx)
+}
+
+func (l *lazySource) Describe(ctx context.Context) telemetry.SourceInfo {
+	s, err := l.get(ctx)
+	if err != nil {
+		info := l.info
+		info.Reachable = false
+		return info
+	}
+	return s.Describe(ctx)
+}
+
+// unsupportedSource stands for a configured backend this build cannot read: every query says
+// so as an unreachable source, which the tools and the doctor report with a fix.
+type unsupportedSource struct{ info telemetry.SourceInfo }
+
+var _ telemetry.Source = unsupportedSource{}
+
+func (u unsupportedSource) err() error {
+	return fmt.Errorf("%w: the %s source is not supported by this build; use the embedded store (sqlite:PATH)", telemetry.ErrUnreachable, u.info.Kind)
+}
+
+func (u unsupportedSource) Status(context.Context, telemetry.StatusQuery) (telemetry.Status, error) {
+	return telemetry.Status{}, u.err()
+}
+func (u unsupportedSource) Runs(context.Context, telemetry.RunsQuery) (telemetry.RunPage, error) {
+	return telemetry.RunPage{}, u.err()
+}
+func (u unsupportedSource) Run(context.Context, telemetry.RunQuery) (telemetry.Run, error) {
+	return telemetry.Run{}, u.err()
+}
+func (u unsupportedSource) Errors(context.Context, telemetry.ErrorsQuery) (telemetry.ErrorReport, error) {
+	return telemetry.ErrorReport{}, u.err()
+}
+func (u unsupportedSource) LastJob(context.Context, telemetry.JobQuery) (telemetry.JobResult, error) {
+	return telemetry.JobResult{}, u.err()
+}
+func (u unsupportedSource) ServicePerformance(context.Context, telemetry.PerformanceQuery) (telemetry.Performance, error) {
+	return telemetry.Performance{}, u.err()
+}
+func (u unsupportedSource) DBOperations(context.Context, telemetry.DBQuery) (telemetry.DBReport, error) {
+	return telemetry.DBReport{}, u.err()
+}
+func (u unsupportedSource) Services(context.Context, int) ([]string, error) { return nil, u.err() }
+func (u unsupportedSource) Fingerprint(context.Context) (telemetry.Snapshot, error) {
+	return telemetry.Snapshot{}, u.err()
+}
+func (u unsupportedSource) Describe(context.Context) telemetry.SourceInfo { return u.info }
