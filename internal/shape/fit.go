@@ -16,6 +16,9 @@ type Limits struct {
 	// TailKeys names members whose string values lose their beginning rather than their end
 	// when shortened, because their newest part is the point (command output).
 	TailKeys []string
+	// Keep names further members whose string values are never shortened, beyond the built-in
+	// identifiers (see protectedKey): enum or pattern-constrained members of a tool's schema.
+	Keep []string
 }
 
 // Paging tells Fit which collection the answer's `page` object describes, so that dropping
@@ -55,10 +58,14 @@ func (e *TooLargeError) Error() string {
 
 // Hint is the advice part of the message, for the hint field of a tool error.
 func (e *TooLargeError) Hint() string {
-	if e.Detail == Full {
-		return "narrow the query (a shorter window, a lower limit, a filter) or ask for detail=standard"
+	const narrow = "narrow the query (a shorter window, a lower limit, a filter)"
+	switch e.Detail {
+	case Full:
+		return narrow + " or ask for detail=standard"
+	case Standard:
+		return narrow + " or ask for detail=summary"
 	}
-	return "narrow the query (a shorter window, a lower limit, a filter) or ask for detail=summary"
+	return narrow
 }
 
 // Is makes errors.Is(err, ErrTooLarge) hold.
@@ -66,9 +73,10 @@ func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // Fit makes raw, a JSON object, fit the byte budget of detail d. It first drops whole items
 // from the end of the top-level collections (the largest collection first), then shortens the
-// longest strings (UTF-8 safe, ending with Ellipsis), and as a last resort drops items from the
-// end of nested collections. Identifiers, enums and the `page`/`scan` objects are never
-// shortened (see protectedKey), and strings keep at least 16 bytes, so schema bounds keep holding.
+// longest strings (UTF-8 safe, ending with Ellipsis; prose before single words, which are more
+// likely identifiers or enum values), and as a last resort drops items from the end of nested
+// collections. Identifiers, enums, lim.Keep and the `page`/`scan` objects are never shortened
+// (see protectedKey), and strings keep at least 16 bytes, so schema bounds keep holding.
 //
 // When it changed anything it keeps `page` honest: `returned` equals the length of
 // paging.Field, `truncated` is true (as is a top-level boolean `truncated`), and `nextCursor` is

@@ -19,6 +19,7 @@ type fitter struct {
 	detail  Detail
 	budget  int
 	tail    map[string]bool
+	keep    map[string]bool
 	paging  Paging
 	field   *node // the array `page` describes, or nil
 	omitted int   // the original value of paging.Omitted
@@ -27,9 +28,12 @@ type fitter struct {
 }
 
 func newFitter(root *node, d Detail, budget int, lim Limits, paging *Paging) *fitter {
-	f := &fitter{root: root, detail: d, budget: budget, tail: map[string]bool{}}
+	f := &fitter{root: root, detail: d, budget: budget, tail: map[string]bool{}, keep: map[string]bool{}}
 	for _, k := range lim.TailKeys {
 		f.tail[k] = true
+	}
+	for _, k := range lim.Keep {
+		f.keep[k] = true
 	}
 	switch {
 	case paging != nil:
@@ -86,7 +90,11 @@ func (f *fitter) reduce(target int) {
 	if size <= target {
 		return
 	}
-	size = f.shortenStrings(size, target)
+	size = f.shortenStrings(size, target, true)
+	if size <= target {
+		return
+	}
+	size = f.shortenStrings(size, target, false)
 	if size <= target {
 		return
 	}
@@ -100,7 +108,7 @@ func (f *fitter) reducible() bool {
 			return true
 		}
 	}
-	return len(f.strings(minKeptBytes+len(Ellipsis))) > 0
+	return len(f.strings(minKeptBytes+len(Ellipsis), false)) > 0
 }
 
 // settle makes the bookkeeping members tell the truth about what reduce did.
@@ -178,14 +186,15 @@ type shortenable struct {
 	tail  bool // keep the end rather than the beginning
 }
 
-// strings lists the strings Fit may shorten that are longer than minLen bytes.
-func (f *fitter) strings(minLen int) []shortenable {
+// strings lists the strings Fit may shorten that are longer than minLen bytes; proseOnly
+// leaves out single words (no space, at most 64 bytes): names, paths and enum values.
+func (f *fitter) strings(minLen int, proseOnly bool) []shortenable {
 	var out []shortenable
 	var walk func(n *node, key string, tail bool)
 	walk = func(n *node, key string, tail bool) {
 		switch n.kind {
 		case kindString:
-			if len(n.str) > minLen && !protectedKey(key) {
+			if len(n.str) > minLen && !f.keep[key] && !protectedKey(key) && (!proseOnly || isProse(n.str)) {
 				out = append(out, shortenable{n: n, plain: isPlain(n.str), qlen: quotedLen(n.str), tail: tail})
 			}
 		case kindArray:
@@ -222,10 +231,15 @@ func (s shortenable) shortenedLen(maxBytes int) int {
 	return quotedLen(kept) + len(Ellipsis)
 }
 
+// isProse reports whether s reads as text rather than as one token.
+func isProse(s string) bool {
+	return len(s) > 64 || strings.ContainsAny(s, " \t\n")
+}
+
 // shortenStrings caps every shortenable string at the largest length that brings the answer
 // within target (the longest strings lose most), or at minKeptBytes if none does.
-func (f *fitter) shortenStrings(size, target int) int {
-	cands := f.strings(minKeptBytes)
+func (f *fitter) shortenStrings(size, target int, proseOnly bool) int {
+	cands := f.strings(minKeptBytes, proseOnly)
 	if len(cands) == 0 {
 		return size
 	}

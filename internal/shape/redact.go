@@ -44,9 +44,18 @@ func NewRedactor(o RedactorOptions) *Redactor {
 	return r
 }
 
-// String returns s with every secret part replaced by Redacted. A string without secrets is
-// returned as is, without allocating.
+// String returns s with every secret part replaced by Redacted, also inside URL-encoded
+// components. A string without secrets is returned as is, without allocating.
 func (r *Redactor) String(s string) string {
+	s = r.plain(s)
+	if strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '+') >= 0 {
+		s = r.percentEncoded(s)
+	}
+	return s
+}
+
+// plain applies the secret values and the rules to s as written.
+func (r *Redactor) plain(s string) string {
 	for _, v := range r.secrets {
 		if strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, Redacted)

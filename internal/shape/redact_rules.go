@@ -84,7 +84,7 @@ var builtinRules = []rule{
 		// A tail that starts inside a block has no BEGIN: the base64 lines before END are key.
 		name:     "pem private key without begin",
 		triggers: []string{"PRIVATE KEY"},
-		re:       regexp.MustCompile(`[A-Za-z0-9+/=\r\n]*-----END ` + pemLabel),
+		re:       regexp.MustCompile(`(?m)^[A-Za-z0-9+/=\r\n]*-----END ` + pemLabel),
 	},
 	{
 		name:     "authorization header",
@@ -132,6 +132,7 @@ var builtinRules = []rule{
 			`access[_\-]?key|private[_\-]?key|credentials?|signature)["']?\s*[:=]\s*` +
 			`(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'&;,<>(){}\[\]]+))`),
 		groups: []int{1, 2, 3},
+		valid:  notPlaceholder,
 	},
 	{
 		name:     "url signature or key parameter",
@@ -204,6 +205,18 @@ var builtinRules = []rule{
 		triggers: []string{"eyJ"},
 		re:       regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`),
 	},
+}
+
+// notPlaceholder leaves alone values that stand for a secret without being one: the "?" and
+// "$1" of normalized statements, format verbs, and masks.
+func notPlaceholder(s string) bool {
+	switch {
+	case s == "?" || s == "%s" || s == "%v" || strings.Trim(s, "*") == "" || len(s) >= 3 && strings.Trim(s, "xX") == "":
+		return false
+	case s[0] == '$' && strings.Trim(s[1:], "0123456789") == "" && len(s) > 1:
+		return false
+	}
+	return true
 }
 
 // looksRandom tells a token from a word: tokens carry digits, or mix cases over some length.
