@@ -35,7 +35,7 @@ var (
 
 // benchStore loads traces of five spans (an HTTP root, a database query, three steps; one
 // trace in fifty fails) and one log per five spans, evenly over the last 24 h.
-func benchStore(b *testing.B) (*Querier, time.Time) {
+func benchStore(b testing.TB) (*Querier, time.Time) {
 	benchOnce.Do(func() {
 		ctx := context.Background()
 		dir, err := os.MkdirTemp("", "runlens-bench-")
