@@ -1,0 +1,209 @@
+package docs
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Ranking is BM25F: per-field term frequencies are weighted and summed before saturation, so a
+// word in the title or a heading counts for more than the same word in the body, and a hundred
+// mentions do not count a hundred times. Only the body is length-normalised: titles and headings
+// are short by nature.
+const (
+	bm25K1        = 1.2
+	bm25B         = 0.75
+	titleWeight   = 5.0
+	headingWeight = 3.0
+	bodyWeight    = 1.0
+)
+
+const (
+	// snippetContext is how many bytes of text a snippet shows on each side of the first hit.
+	snippetContext = 100
+	// maxLocateBytes bounds how much of one document's text a search reads to name the best
+	// section and cut the snippet; headings are always looked at.
+	maxLocateBytes = 256 << 10
+	// maxPage bounds a page of search or list results.
+	maxPage = 1000
+)
+
+// Hit is one document matching a search.
+type Hit struct {
+	Slug  string
+	Title string
+	// Section is the slug of the best-matching heading, empty when the match is in the title
+	// or front matter only. Passing it to Get fetches just that section.
+	Section string
+	// Snippet is the text around the first match, in original case, whitespace collapsed.
+	Snippet string
+	// Score is the relevance, rounded to four decimals; higher is better.
+	Score float64
+}
+
+// SearchResult is one page of search hits.
+type SearchResult struct {
+	Hits []Hit
+	// Total is the number of documents matching at least one query term.
+	Total int
+	// Fingerprint is the corpus state the page was cut from; bind cursors to it.
+	Fingerprint string
+}
+
+// Search ranks documents for a free-text query and returns the page [offset, offset+limit) in
+// order of score, then slug. A query with no words matches nothing.
+func (c *Corpus) Search(ctx context.Context, query string, limit, offset int) (SearchResult, error) {
+	if err := c.fresh(ctx); err != nil {
+		return SearchResult{}, err
+	}
+	terms := queryTerms(query)
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ranked := c.idx.rank(terms)
+	res := SearchResult{Total: len(ranked), Fingerprint: c.idx.fingerprint()}
+	want := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		want[t] = true
+	}
+	for _, r := range page(ranked, limit, offset) {
+		section, snippet := r.doc.locate(want)
+		res.Hits = append(res.Hits, Hit{
+			Slug:    r.doc.slug,
+			Title:   r.doc.title,
+			Section: section,
+			Snippet: snippet,
+			Score:   r.score,
+		})
+	}
+	return res, nil
+}
+
+// scored is a document with its relevance.
+type scored struct {
+	doc   *document
+	score float64
+}
+
+// rank scores every document containing at least one term and sorts them.
+func (x *index) rank(terms []string) []scored {
+	n := float64(len(x.bySlug))
+	if n == 0 || len(terms) == 0 {
+		return nil
+	}
+	avgBody := math.Max(1, float64(x.bodyTokens)/n)
+	scores := make(map[*document]float64)
+	for _, t := range terms {
+		e := x.terms[t]
+		if e == nil {
+			continue
+		}
+		df := float64(len(e.postings))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range e.postings {
+			norm := 1 - bm25B + bm25B*float64(p.doc.bodyLen)/avgBody
+			tf := titleWeight*float64(p.title) + headingWeight*float64(p.heading) + bodyWeight*float64(p.body)/norm
+			scores[p.doc] += idf * tf * (bm25K1 + 1) / (bm25K1 + tf)
+		}
+	}
+	ranked := make([]scored, 0, len(scores))
+	for d, s := range scores {
+		ranked = append(ranked, scored{doc: d, score: math.Round(s*1e4) / 1e4})
+	}
+	slices.SortFunc(ranked, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.doc.slug, b.doc.slug)
+	})
+	return ranked
+}
+
+// page cuts [offset, offset+limit) out of items, with limit clamped to [1, maxPage].
+func page[T any](items []T, limit, offset int) []T {
+	limit = max(1, min(limit, maxPage))
+	offset = max(0, offset)
+	if offset >= len(items) {
+		return nil
+	}
+	return items[offset:min(len(items), offset+limit)]
+}
+
+// locate names the section that best matches the query terms and cuts a snippet around the first
+// match. The best section has the most distinct terms in its heading (each worth three), then in
+// its own text; ties go to the earlier section.
+func (d *document) locate(want map[string]bool) (string, string) {
+	first, firstEnd := -1, -1
+	budget := maxLocateBytes
+	scan := func(s string, base int) map[string]bool {
+		var found map[string]bool
+		eachToken(s, func(t token) {
+			if !want[t.term] {
+				return
+			}
+			if first < 0 {
+				first, firstEnd = base+t.start, base+t.end
+			}
+			if found == nil {
+				found = make(map[string]bool)
+			}
+			found[t.term] = true
+		})
+		return found
+	}
+	bounded := func(from, to int) (string, int) {
+		to = min(to, from+budget)
+		budget -= to - from
+		return d.text[from:to], from
+	}
+
+	introEnd := len(d.text)
+	if len(d.sections) > 0 {
+		introEnd = d.sections[0].textStart
+	}
+	scan(bounded(0, introEnd))
+	best, bestScore := "", 0
+	for _, s := range d.sections {
+		score := 3 * len(scan(d.text[s.textStart:s.headingEnd], s.textStart))
+		if budget > 0 {
+			score += len(scan(bounded(s.headingEnd, s.textEnd)))
+		}
+		if score > bestScore {
+			best, bestScore = s.slug, score
+		}
+	}
+	if first < 0 {
+		return best, firstNonEmpty(d.description, clip(collapseSpace(d.text[:min(len(d.text), 4*snippetContext)]), 2*snippetContext))
+	}
+	return best, snippetAround(d.text, first, firstEnd)
+}
+
+// snippetAround cuts the text around [start, end) at word boundaries, collapses whitespace and
+// marks each cut with "…".
+func snippetAround(text string, start, end int) string {
+	from := max(0, start-snippetContext)
+	to := min(len(text), end+snippetContext)
+	if from > 0 {
+		if sp := strings.IndexAny(text[from:start], " \n\t"); sp >= 0 {
+			from += sp + 1
+		} else {
+			from = start
+		}
+	}
+	if to < len(text) {
+		if sp := strings.LastIndexAny(text[end:to], " \n\t"); sp >= 0 {
+			to = end + sp
+		} else {
+			to = end
+		}
+	}
+	snippet := collapseSpace(text[from:to])
+	if from > 0 {
+		snippet = "…" + snippet
+	}
+	if to < len(text) {
+		snippet += "…"
+	}
+	return snippet
+}
