@@ -32,9 +32,13 @@ var notInitializedMessage = fmt.Sprintf(
 	`invalid request: not initialized: send "initialize" first, or make the request stateless by sending params._meta[%q] = %q with params._meta[%q]`,
 	metaProtocolVersion, Version20260728, metaClientCapabilities)
 
+// jsonSpace is JSON's insignificant whitespace: only these may surround a message (Unicode
+// spaces would make it invalid JSON).
+const jsonSpace = " \t\r\n"
+
 // handleLine serves one non-oversized frame.
 func (ss *session) handleLine(line []byte) {
-	trimmed := bytes.TrimSpace(line)
+	trimmed := bytes.Trim(line, jsonSpace)
 	if len(trimmed) == 0 {
 		return
 	}
