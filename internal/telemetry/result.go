@@ -146,8 +146,10 @@ type JobResult struct {
 	DurationMs   float64
 	ErrorMessage string
 	TraceID      string
-	// Previous is the status of the execution of the same job before this one, if any.
-	Previous string
+	// Previous is the status of the execution of the same job before this one, if any, and
+	// PreviousStartMs its start.
+	Previous        string
+	PreviousStartMs int64
 }
 
 // Performance is analyze_service_performance's data.

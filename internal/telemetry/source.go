@@ -62,7 +62,7 @@ type Snapshot struct {
 
 // SourceInfo describes a source for get_app_status and doctor.
 type SourceInfo struct {
-	// Kind is sqlite, clickhouse, aspire or jaeger.
+	// Kind is embedded, clickhouse, aspire or jaeger.
 	Kind string
 	// Endpoint is where the source lives (a file path is not disclosed; remote URLs without
 	// credentials are).

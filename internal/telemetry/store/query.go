@@ -71,7 +71,7 @@ func (q *Querier) Fingerprint(ctx context.Context) (telemetry.Snapshot, error) {
 
 // Describe reports the embedded source; the file path is not disclosed.
 func (q *Querier) Describe(ctx context.Context) telemetry.SourceInfo {
-	info := telemetry.SourceInfo{Kind: "sqlite"}
+	info := telemetry.SourceInfo{Kind: "embedded"}
 	var spans, logs *int64
 	err := q.store.DB().QueryRowContext(ctx,
 		`SELECT (SELECT MAX(Timestamp) FROM `+TracesTable+`), (SELECT MAX(Timestamp) FROM `+LogsTable+`)`).

@@ -52,7 +52,7 @@ func (q *Querier) LastJob(ctx context.Context, jq telemetry.JobQuery) (telemetry
 		jobStatus := jobStatus(job, status)
 		if res.Found {
 			if job.ID == res.JobID {
-				res.Previous = jobStatus
+				res.Previous, res.PreviousStartMs = jobStatus, telemetry.NsToMs(start)
 				break
 			}
 			continue

@@ -93,7 +93,7 @@ func TestDescribeAndServices(t *testing.T) {
 	for _, r := range d.Records {
 		newest = max(newest, r.TimeNs/1e6)
 	}
-	if info.Kind != "sqlite" || !info.Reachable || info.NewestDataMs != newest {
+	if info.Kind != "embedded" || !info.Reachable || info.NewestDataMs != newest {
 		t.Fatalf("Describe = %+v, newest data %d", info, newest)
 	}
 	svcs, err := q.Services(ctx, 10)
