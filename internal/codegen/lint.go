@@ -98,9 +98,7 @@ func lintToolMeta(src *Source, t *ToolSource, p *problems) {
 		p.add(at.Child("budget"), "budget must give positive standard and summary byte ceilings")
 	}
 	if src.metaSchema() != nil {
-		for _, e := range src.validateToolMeta(t) {
-			p.errs = append(p.errs, e)
-		}
+		p.errs = append(p.errs, src.validateToolMeta(t)...)
 	}
 }
 
@@ -211,7 +209,9 @@ func (l *linter) ref(at Location, m map[string]any, ref any) {
 	if _, _, _, err := l.src.deref(at, m); err != nil {
 		l.p.addErr(at.Child("$ref"), err)
 	}
-	_ = s
+	if strings.Contains(s, "#") && !strings.Contains(s, "#/") && !strings.HasSuffix(s, "#") {
+		l.p.add(at.Child("$ref"), "$ref %q names an anchor; use a #/ pointer", s)
+	}
 }
 
 // objectRules: every object is closed, or is a described, bounded map; every property is

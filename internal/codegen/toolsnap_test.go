@@ -1,0 +1,57 @@
+package codegen
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestToolSnapshotsMatch compares what tools/list serves for each tool (name, title,
+// description, annotations and both schemas) with testdata/toolsnaps/<tool>.json. It catches
+// contract changes that still compile: a description, an annotation, a bound. Update with
+// UPDATE_GOLDEN=1; under CI a missing snapshot fails instead of being written.
+func TestToolSnapshotsMatch(t *testing.T) {
+	_, m := generateProject(t)
+	dir := filepath.Join("testdata", "toolsnaps")
+	update := os.Getenv("UPDATE_GOLDEN") == "1"
+	want := map[string]bool{}
+	for _, tool := range m.Tools() {
+		name := tool.Meta.Name + ".json"
+		want[name] = true
+		got, err := m.Snapshot(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		golden, err := os.ReadFile(path)
+		switch {
+		case update || (os.IsNotExist(err) && os.Getenv("CI") == ""):
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if !update {
+				t.Logf("wrote the missing snapshot %s", path)
+			}
+		case err != nil:
+			t.Errorf("snapshot %s: %v (run with UPDATE_GOLDEN=1 to create it)", path, err)
+		case !bytes.Equal(golden, got):
+			t.Errorf("tools/list entry of %s changed; if intended, run UPDATE_GOLDEN=1 go test ./internal/codegen/\n%s",
+				tool.Meta.Name, unifiedDiff(path, "generated", string(golden), string(got)))
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !want[e.Name()] && strings.HasSuffix(e.Name(), ".json") {
+			if update {
+				os.Remove(filepath.Join(dir, e.Name()))
+				continue
+			}
+			t.Errorf("snapshot %s belongs to no tool; remove it (UPDATE_GOLDEN=1 does)", e.Name())
+		}
+	}
+}
