@@ -15,11 +15,6 @@ func demo(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-func doctorCmd(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "runlens doctor: not available in this build yet")
-	return 1
-}
-
 func initCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "runlens init: not available in this build yet")
 	return 1

@@ -1,0 +1,166 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runlens/runlens/internal/telemetry"
+)
+
+func TestRunIsolatesAFamilyThatPanicsOrFails(t *testing.T) {
+	families := []Family{
+		{Name: "first", Run: func(context.Context) ([]Check, error) { panic("boom") }},
+		{Name: "second", Run: func(context.Context) ([]Check, error) { return nil, errors.New("cannot read") }},
+		{Name: "third", Run: func(context.Context) ([]Check, error) {
+			return []Check{{Name: "fine", Status: Pass, Summary: "ok"}}, nil
+		}},
+	}
+	rep := Run(context.Background(), families, "")
+	if len(rep.Families) != 3 {
+		t.Fatalf("families = %d, want 3", len(rep.Families))
+	}
+	for i, want := range []Status{Fail, Fail, Pass} {
+		if got := rep.Families[i].Status; got != want {
+			t.Errorf("family %s status = %s, want %s", rep.Families[i].Name, got, want)
+		}
+	}
+	if !strings.Contains(rep.Families[0].Checks[0].Summary, "panic: boom") {
+		t.Errorf("panic summary = %q", rep.Families[0].Checks[0].Summary)
+	}
+	if rep.Families[1].Checks[0].Fix == "" {
+		t.Error("a failing family check has no fix")
+	}
+	if rep.Status != Fail || rep.Counts != (Counts{Pass: 1, Fail: 2}) {
+		t.Errorf("report = %s %+v", rep.Status, rep.Counts)
+	}
+}
+
+func TestRunRunsOnlyTheRequestedFamily(t *testing.T) {
+	ran := map[string]bool{}
+	mk := func(name string) Family {
+		return Family{Name: name, Run: func(context.Context) ([]Check, error) { ran[name] = true; return nil, nil }}
+	}
+	rep := Run(context.Background(), []Family{mk("a"), mk("b")}, "b")
+	if ran["a"] || !ran["b"] || len(rep.Families) != 1 {
+		t.Fatalf("ran = %v, families = %d", ran, len(rep.Families))
+	}
+}
+
+func TestFoldKeepsTwentyChecksAndReportsTheWorstOmitted(t *testing.T) {
+	var checks []Check
+	for i := range 30 {
+		st := Pass
+		if i == 25 {
+			st = Warn
+		}
+		checks = append(checks, Check{Name: fmt.Sprintf("c%d", i), Status: st, Summary: "s", Fix: "f"})
+	}
+	fr := runFamily(context.Background(), Family{Name: "big", Run: func(context.Context) ([]Check, error) { return checks, nil }})
+	if len(fr.Checks) != MaxChecks {
+		t.Fatalf("checks = %d, want %d", len(fr.Checks), MaxChecks)
+	}
+	last := fr.Checks[MaxChecks-1]
+	if last.Name != "big_additional_checks" || last.Status != Warn || !strings.Contains(last.Summary, "11 more checks") {
+		t.Fatalf("folded check = %+v", last)
+	}
+	if fr.Status != Warn {
+		t.Errorf("family status = %s, want warn (from the folded check)", fr.Status)
+	}
+}
+
+func TestEndpointProbeIsLoopbackOnlyUnlessAllowed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer srv.Close()
+	ctx := context.Background()
+	tests := []struct {
+		name, endpoint string
+		allowRemote    bool
+		wantName       string
+		wantStatus     Status
+	}{
+		{"a loopback endpoint that answers passes", srv.URL, false, "endpoint_reachable", Pass},
+		{"a private address is refused", "http://10.1.2.3:4318", false, "endpoint_allowed", Fail},
+		{"a public name is refused", "http://example.com/", false, "endpoint_allowed", Fail},
+		{"a non-http scheme is invalid", "file:///etc/passwd", false, "endpoint_valid", Fail},
+		{"a closed loopback port fails as unreachable", "http://127.0.0.1:1", false, "endpoint_reachable", Fail},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deps{AllowRemoteEndpoints: tt.allowRemote, Client: &http.Client{Timeout: time.Second}}
+			c := probeEndpoint(ctx, d, tt.endpoint)
+			if c.Name != tt.wantName || c.Status != tt.wantStatus {
+				t.Fatalf("check = %+v, want %s %s", c, tt.wantName, tt.wantStatus)
+			}
+			if c.Status != Pass && c.Fix == "" {
+				t.Error("no fix on a failing check")
+			}
+		})
+	}
+}
+
+// fakeSource answers Describe only; the source family needs nothing else.
+type fakeSource struct {
+	telemetry.Source
+	info telemetry.SourceInfo
+}
+
+func (f fakeSource) Describe(context.Context) telemetry.SourceInfo { return f.info }
+
+func TestSourceFamilyPassWarnFail(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		info telemetry.SourceInfo
+		want Status
+	}{
+		{"recent data passes", telemetry.SourceInfo{Kind: "embedded", Reachable: true, NewestDataMs: now.Add(-time.Minute).UnixMilli()}, Pass},
+		{"stale data warns", telemetry.SourceInfo{Kind: "embedded", Reachable: true, NewestDataMs: now.Add(-3 * time.Hour).UnixMilli()}, Warn},
+		{"no data warns", telemetry.SourceInfo{Kind: "embedded", Reachable: true}, Warn},
+		{"an unreachable source fails", telemetry.SourceInfo{Kind: "aspire"}, Fail},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deps{Telemetry: fakeSource{info: tt.info}, Now: func() time.Time { return now }, ReceiverAddr: "127.0.0.1:4318"}
+			rep := Run(context.Background(), Families(d, ""), FamilySource)
+			if rep.Status != tt.want {
+				t.Fatalf("status = %s, want %s (%+v)", rep.Status, tt.want, rep.Families[0].Checks)
+			}
+		})
+	}
+}
+
+func TestClientsFamilyFindsRegistrations(t *testing.T) {
+	root := t.TempDir()
+	d := Deps{ProjectRoot: root}
+	rep := Run(context.Background(), Families(d, ""), FamilyClients)
+	if rep.Status != Warn {
+		t.Fatalf("empty project: status = %s, want warn", rep.Status)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".cursor", "mcp.json"), []byte(`{"mcpServers":{"runlens":{"command":"runlens","args":["serve"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep = Run(context.Background(), Families(d, ""), FamilyClients)
+	if rep.Status != Pass || !strings.Contains(rep.Families[0].Checks[0].Summary, ".cursor/mcp.json") {
+		t.Fatalf("registered project: %+v", rep.Families[0].Checks)
+	}
+}
+
+func TestWorkspaceFamilyReportsAnInvalidConfiguration(t *testing.T) {
+	d := Deps{ConfigFile: "runlens.json", CheckConfig: func() error { return errors.New("runlens.json#/docs/rooot: unknown key") }}
+	rep := Run(context.Background(), Families(d, ""), FamilyWorkspace)
+	c := rep.Families[0].Checks[0]
+	if c.Status != Fail || !strings.Contains(c.Summary, "/docs/rooot") || c.Fix == "" {
+		t.Fatalf("check = %+v", c)
+	}
+}
