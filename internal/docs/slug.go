@@ -17,7 +17,8 @@ const maxSlugBytes = 1024
 // to a folder keep working. When two files want the same slug the plain file "x.md" wins, then
 // index.md, then README.md; a loser keeps its full path slug ("x/index"). The result only depends
 // on the set of paths, so slugs are stable across refreshes and machines. A file whose every
-// candidate is taken (only possible with contrived names) gets no slug and is skipped.
+// candidate is taken (only possible with names differing in the case of their extension) gets no
+// slug and is skipped. paths must come in a stable order: the first of such twins wins.
 func assignSlugs(paths []string) map[string]string {
 	slugs := make(map[string]string, len(paths))
 	taken := make(map[string]bool, len(paths))
@@ -41,8 +42,10 @@ func assignSlugs(paths []string) map[string]string {
 			}
 			indexes = append(indexes, indexFile{path: p, folder: folder, rank: rank})
 		default:
-			slugs[p] = stem
-			taken[stem] = true
+			if !taken[stem] { // "x.md" and "x.MD" on a case-sensitive file system
+				slugs[p] = stem
+				taken[stem] = true
+			}
 		}
 	}
 	sort.Slice(indexes, func(i, j int) bool {

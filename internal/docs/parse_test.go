@@ -1,0 +1,145 @@
+package docs
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestFrontMatter(t *testing.T) {
+	tests := []struct {
+		name, src          string
+		title, description string
+		body               string
+	}{
+		{"plain values", "---\ntitle: Setup\ndescription: How to set up.\n---\n# Body\n", "Setup", "How to set up.", "# Body\n"},
+		{"double quotes with escapes", "---\ntitle: \"Say \\\"hi\\\"\"\n---\nx", `Say "hi"`, "", "x"},
+		{"single quotes", "---\ntitle: 'It''s here'\n---\nx", "It's here", "", "x"},
+		{"a trailing comment on a plain value", "---\ntitle: Setup # draft\n---\nx", "Setup", "", "x"},
+		{"a folded block scalar", "---\ndescription: >\n  one\n  two\ntitle: T\n---\nx", "T", "one two", "x"},
+		{"other keys and nesting are ignored", "---\ntags:\n  - a\ntitle: T\nauthor: me\n---\nx", "T", "", "x"},
+		{"CRLF line endings", "---\r\ntitle: T\r\n---\r\nx", "T", "", "x"},
+		{"a byte order mark before the fence", "\uFEFF---\ntitle: T\n---\nx", "T", "", "x"},
+		{"the YAML document end marker closes it", "---\ntitle: T\n...\nx", "T", "", "x"},
+		{"an unclosed fence is not front matter", "---\ntitle: T\n\nx", "", "", "---\ntitle: T\n\nx"},
+		{"a fence that is not on the first line is not front matter", "\n---\ntitle: T\n---\n", "", "", "\n---\ntitle: T\n---\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm, body := splitFrontMatter([]byte(tt.src))
+			if fm.title != tt.title || fm.description != tt.description || string(body) != tt.body {
+				t.Fatalf("got {%q, %q} body %q; want {%q, %q} body %q", fm.title, fm.description, body, tt.title, tt.description, tt.body)
+			}
+		})
+	}
+}
+
+func TestParseSections(t *testing.T) {
+	src := strings.Join([]string{
+		"Intro paragraph.",
+		"",
+		"# Hello, World!",
+		"",
+		"## C++ & Go",
+		"",
+		"```md",
+		"# not a heading",
+		"## nor this",
+		"```",
+		"",
+		"    # indented code, not a heading",
+		"",
+		"> # quoted heading stays inside its quote",
+		"",
+		"## Über *uns*",
+		"",
+		"Setext two",
+		"----------",
+		"",
+		"## Hello, World!",
+		"",
+	}, "\n")
+	d, body, _ := parseDocument("x.md", []byte(src))
+	var got []string
+	for _, s := range d.sections {
+		got = append(got, s.slug)
+	}
+	want := []string{"hello-world", "c--go", "über-uns", "setext-two", "hello-world-1"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("section slugs = %q, want %q", got, want)
+	}
+	if d.title != "Hello, World!" {
+		t.Errorf("title = %q, want the first H1", d.title)
+	}
+	if d.description != "Intro paragraph." {
+		t.Errorf("description = %q", d.description)
+	}
+	h1 := d.sections[0]
+	if h1.start != strings.Index(src, "# Hello") || h1.end != len(body) {
+		t.Errorf("the H1 spans [%d, %d), want the rest of the document", h1.start, h1.end)
+	}
+	cpp := d.sections[1]
+	if got := string(body[cpp.start:cpp.end]); !strings.HasPrefix(got, "## C++ & Go") || !strings.HasSuffix(got, "its quote\n\n") {
+		t.Errorf("section c--go = %q", got)
+	}
+	setext := d.sections[3]
+	if got := string(body[setext.start:setext.end]); !strings.HasPrefix(got, "Setext two\n---") {
+		t.Errorf("setext section starts %q", got)
+	}
+	if !strings.Contains(d.text, "# not a heading") || !strings.Contains(d.text, "quoted heading") {
+		t.Errorf("code and quotes are missing from the searchable text: %q", d.text)
+	}
+}
+
+func TestParseInlineMarkupIsNotText(t *testing.T) {
+	d, _, _ := parseDocument("x.md", []byte("# The **bold** [link](https://example.com/path) `code` <span>html</span>\n"))
+	if d.title != "The bold link code html" {
+		t.Fatalf("title = %q", d.title)
+	}
+}
+
+func TestParseBoundsTitleAndDescription(t *testing.T) {
+	long := strings.Repeat("word ", 100)
+	d, _, _ := parseDocument("x.md", []byte("# "+long+"\n\n"+long+"\n"))
+	for name, v := range map[string]string{"title": d.title, "description": d.description} {
+		if n := utf8.RuneCountInString(v); n > maxTitleRunes+1 || !strings.HasSuffix(v, "word…") {
+			t.Errorf("%s has %d runes and ends %q", name, n, v[max(0, len(v)-10):])
+		}
+	}
+}
+
+func TestFileTitle(t *testing.T) {
+	tests := map[string]string{
+		"setup.md":          "setup",
+		"guides/install.md": "install",
+		"guides/index.md":   "guides",
+		"guides/README.md":  "guides",
+		"index.md":          "index",
+		"a/b/c/readme.md":   "c",
+	}
+	for name, want := range tests {
+		if got := fileTitle(name); got != want {
+			t.Errorf("fileTitle(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly ten", 11, "exactly ten"},
+		{"cut at a word boundary please", 12, "cut at a…"},
+		{"ünïcödé wörds everywhere", 9, "ünïcödé…"},
+		{"averyveryverylongword", 5, "avery…"},
+	}
+	for _, tt := range tests {
+		if got := clip(tt.in, tt.n); got != tt.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
