@@ -2,41 +2,259 @@ package flows
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/toolerr"
 )
 
-// GetAppStatus implements gen.Flows.
+// GetAppStatus implements gen.Flows: counts over the window and a verdict. An unreachable
+// source is an answer (source.reachable false, status warn), not an error, so the agent sees
+// why there is no data.
 func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen.GetAppStatusOutput, error) {
-	return gen.GetAppStatusOutput{}, notImplemented(gen.ToolGetAppStatus)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, analyticsWindow)
+	if err != nil {
+		return gen.GetAppStatusOutput{}, err
+	}
+	src, err := f.source()
+	if err != nil {
+		return gen.GetAppStatusOutput{}, err
+	}
+	info := src.Describe(ctx)
+	out := gen.GetAppStatusOutput{Source: gen.GetAppStatusOutputSource{
+		Kind: gen.SourceKind(info.Kind), Endpoint: optStr(info.Endpoint), Reachable: info.Reachable,
+	}}
+	if info.NewestDataMs > 0 {
+		out.Source.NewestDataUnixMs = ptr(int(info.NewestDataMs))
+	}
+	st, err := src.Status(ctx, telemetry.StatusQuery{Window: w, Service: deref(in.Service)})
+	if err != nil {
+		if errors.Is(err, telemetry.ErrUnreachable) {
+			out.Source.Reachable = false
+			out.Status = gen.StatusWarn
+			out.Scan = scanOut(telemetry.Scan{WindowStartMs: w.StartMs, WindowEndMs: w.EndMs})
+			return out, nil
+		}
+		return gen.GetAppStatusOutput{}, telemetryErr(err)
+	}
+	out.Status = gen.Status(telemetry.Verdict(st))
+	out.Counts = gen.GetAppStatusOutputCounts{Services: int(st.Services), Spans: int(st.Spans), Logs: int(st.Logs), Errors: int(st.Errors)}
+	out.Scan = scanOut(st.Scan)
+	if in.Detail == gen.DetailSummary {
+		return out, nil
+	}
+	for _, d := range st.Domains {
+		od := gen.GetAppStatusOutputDomain{Domain: d.Domain, SeenCount: int(d.SeenCount), ErrorCount: int(d.ErrorCount)}
+		if d.MostRecentMs > 0 {
+			od.MostRecentActivityUnixMs = ptr(int(d.MostRecentMs))
+		}
+		out.Domains = append(out.Domains, od)
+	}
+	for _, s := range st.ServiceActivity {
+		out.Services = append(out.Services, gen.GetAppStatusOutputService{
+			Service: s.Service, Spans: int(s.Spans), Errors: int(s.Errors), LastSeenUnixMs: int(s.LastSeenMs),
+		})
+	}
+	return out, nil
 }
 
-// ListRuns implements gen.Flows.
+// ListRuns implements gen.Flows: one page of runs, newest first.
 func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRunsOutput, error) {
-	return gen.ListRunsOutput{}, notImplemented(gen.ToolListRuns)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, listWindow)
+	if err != nil {
+		return gen.ListRunsOutput{}, err
+	}
+	src, err := f.source()
+	if err != nil {
+		return gen.ListRunsOutput{}, err
+	}
+	snap, err := src.Fingerprint(ctx)
+	if err != nil {
+		return gen.ListRunsOutput{}, telemetryErr(err)
+	}
+	offset, err := f.pageCursor(in.Cursor, gen.ToolListRuns, in, snap)
+	if err != nil {
+		return gen.ListRunsOutput{}, err
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	if in.Detail == gen.DetailSummary {
+		limit = 1 // only the total is reported; read as little as possible
+	}
+	page, err := src.Runs(ctx, telemetry.RunsQuery{
+		Window: w, Service: deref(in.Service), Domain: deref(in.Domain), Status: deref(in.Status),
+		Offset: offset, Limit: limit, AsOf: snap.AsOf,
+	})
+	if err != nil {
+		return gen.ListRunsOutput{}, telemetryErr(err)
+	}
+	out := gen.ListRunsOutput{Scan: scanOut(page.Scan)}
+	if in.Detail == gen.DetailSummary {
+		out.Page = gen.Page{Returned: 0, Total: ptr(page.Total), Truncated: page.Total > 0}
+		return out, nil
+	}
+	for _, r := range page.Runs {
+		run := gen.ListRunsOutputRun{
+			ID: r.ID, Domain: r.Domain, Name: r.Name, Status: r.Status, Outcome: optStr(r.Outcome),
+			StartUnixMs: int(r.StartMs), Service: r.Service, TraceID: r.TraceID,
+			SpanCount: ptr(int(r.SpanCount)), ErrorCount: ptr(int(r.ErrorCount)),
+		}
+		if r.HasDuration {
+			run.DurationMs = ptr(r.DurationMs)
+		}
+		out.Runs = append(out.Runs, run)
+	}
+	out.Count = len(out.Runs)
+	out.Page = f.page(gen.ToolListRuns, in, snap, offset, out.Count, page.Total, false)
+	return out, nil
 }
 
-// GetRun implements gen.Flows.
+// GetRun implements gen.Flows: one run as a depth-first span tree with its logs.
 func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutput, error) {
-	return gen.GetRunOutput{}, notImplemented(gen.ToolGetRun)
+	src, err := f.source()
+	if err != nil {
+		return gen.GetRunOutput{}, err
+	}
+	maxSpans, maxDepth := in.MaxSpans, in.MaxDepth
+	if maxSpans <= 0 {
+		maxSpans = 50
+	}
+	if maxDepth <= 0 {
+		maxDepth = 8
+	}
+	full := in.Detail == gen.DetailFull
+	run, err := src.Run(ctx, telemetry.RunQuery{ID: in.ID, WithAttributes: full})
+	if errors.Is(err, telemetry.ErrRunNotFound) {
+		return gen.GetRunOutput{}, toolerr.Newf(string(gen.ErrorCodeRunNotFound), "no run or trace has the id %q", in.ID).
+			WithHint("call list_runs to find run ids, or get_recent_errors for runs that failed")
+	}
+	if err != nil {
+		return gen.GetRunOutput{}, telemetryErr(err)
+	}
+	out := gen.GetRunOutput{
+		ID: run.ID, TraceID: run.TraceID, Summary: runSentence(run),
+		Outcome: optStr(run.Outcome), ErrorMessage: optStr(run.ErrorMessage),
+	}
+	if run.HasDuration {
+		out.DurationMs = ptr(run.DurationMs)
+	}
+	tree, omitted := telemetry.Tree(run.Spans, maxSpans, maxDepth)
+	out.OmittedSpans = omitted
+	if in.Detail == gen.DetailSummary {
+		out.OmittedSpans = len(run.Spans)
+		out.Page = gen.Page{Returned: 0, Total: ptr(len(run.Spans)), Truncated: len(run.Spans) > 0}
+		return out, nil
+	}
+	for _, s := range tree {
+		sp := gen.GetRunOutputSpan{
+			SpanID: s.SpanID, ParentSpanID: optStr(s.ParentSpanID), Name: s.Name, Service: s.Service,
+			DurationMs: ptr(telemetry.Ms(s.DurationNs)), Status: gen.GetRunOutputSpanStatus(s.Status),
+			Depth: s.Depth, ErrorMessage: optStr(s.ErrorMessage),
+		}
+		if full && len(s.Attributes) > 0 {
+			sp.Attributes = s.Attributes
+		}
+		out.Spans = append(out.Spans, sp)
+	}
+	out.CriticalPath = telemetry.CriticalPath(run.Spans)
+	for _, l := range run.Logs {
+		out.Logs = append(out.Logs, gen.GetRunOutputLog{
+			TimeUnixMs: int(l.TimeMs), Severity: l.Severity, Message: l.Message, SpanID: optStr(l.SpanID),
+		})
+	}
+	out.Page = gen.Page{Returned: len(out.Spans), Total: ptr(len(run.Spans)), Truncated: omitted > 0 || run.Limited}
+	return out, nil
 }
 
-// GetRecentErrors implements gen.Flows.
+// runSentence is get_run's one-sentence summary: the first error, else the outcome, else a
+// neutral description.
+func runSentence(r telemetry.Run) string {
+	switch {
+	case r.ErrorMessage != "":
+		return fmt.Sprintf("%s failed: %s", r.Name, r.ErrorMessage)
+	case r.Outcome != "":
+		return fmt.Sprintf("%s finished with status %s and outcome %s.", r.Name, r.Status, r.Outcome)
+	default:
+		return fmt.Sprintf("%s ran %d spans in service %s with status %s.", r.Name, len(r.Spans), r.Service, r.Status)
+	}
+}
+
+// GetRecentErrors implements gen.Flows: error groups, most recent first, one page.
 func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput) (gen.GetRecentErrorsOutput, error) {
-	return gen.GetRecentErrorsOutput{}, notImplemented(gen.ToolGetRecentErrors)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, listWindow)
+	if err != nil {
+		return gen.GetRecentErrorsOutput{}, err
+	}
+	src, err := f.source()
+	if err != nil {
+		return gen.GetRecentErrorsOutput{}, err
+	}
+	snap, err := src.Fingerprint(ctx)
+	if err != nil {
+		return gen.GetRecentErrorsOutput{}, telemetryErr(err)
+	}
+	offset, err := f.pageCursor(in.Cursor, gen.ToolGetRecentErrors, in, snap)
+	if err != nil {
+		return gen.GetRecentErrorsOutput{}, err
+	}
+	rep, err := src.Errors(ctx, telemetry.ErrorsQuery{Window: w, Service: deref(in.Service), Domain: deref(in.Domain), AsOf: snap.AsOf})
+	if err != nil {
+		return gen.GetRecentErrorsOutput{}, telemetryErr(err)
+	}
+	out := gen.GetRecentErrorsOutput{Count: int(rep.Events), Scan: scanOut(rep.Scan)}
+	total := len(rep.Groups)
+	if in.Detail == gen.DetailSummary {
+		out.Page = gen.Page{Returned: 0, Total: &total, Truncated: total > 0}
+		return out, nil
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	lo := min(offset, total)
+	for _, g := range rep.Groups[lo:min(lo+limit, total)] {
+		out.Groups = append(out.Groups, gen.GetRecentErrorsOutputGroup{
+			Service: g.Service, Domain: g.Domain, Count: int(g.Count),
+			FirstSeenUnixMs: int(g.FirstSeenMs), LastSeenUnixMs: int(g.LastSeenMs),
+			SampleMessage: g.SampleMessage, Fingerprint: g.Fingerprint, ExceptionType: optStr(g.ExceptionType),
+			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: g.TraceIDs,
+		})
+	}
+	out.Page = f.page(gen.ToolGetRecentErrors, in, snap, lo, len(out.Groups), total, false)
+	return out, nil
 }
 
-// GetLastJobResult implements gen.Flows.
+// GetLastJobResult implements gen.Flows: exactly {found: false} when no job matches.
 func (f *Flows) GetLastJobResult(ctx context.Context, in gen.GetLastJobResultInput) (gen.GetLastJobResultOutput, error) {
-	return gen.GetLastJobResultOutput{}, notImplemented(gen.ToolGetLastJobResult)
-}
-
-// AnalyzeServicePerformance implements gen.Flows.
-func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeServicePerformanceInput) (gen.AnalyzeServicePerformanceOutput, error) {
-	return gen.AnalyzeServicePerformanceOutput{}, notImplemented(gen.ToolAnalyzeServicePerformance)
-}
-
-// AnalyzeDBBottlenecks implements gen.Flows.
-func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottlenecksInput) (gen.AnalyzeDBBottlenecksOutput, error) {
-	return gen.AnalyzeDBBottlenecksOutput{}, notImplemented(gen.ToolAnalyzeDBBottlenecks)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, jobWindow)
+	if err != nil {
+		return gen.GetLastJobResultOutput{}, err
+	}
+	src, err := f.source()
+	if err != nil {
+		return gen.GetLastJobResultOutput{}, err
+	}
+	j, err := src.LastJob(ctx, telemetry.JobQuery{Window: w, JobID: deref(in.JobID), JobName: deref(in.JobName), Service: deref(in.Service)})
+	if err != nil {
+		return gen.GetLastJobResultOutput{}, telemetryErr(err)
+	}
+	if !j.Found {
+		return gen.GetLastJobResultOutput{Found: false}, nil
+	}
+	out := gen.GetLastJobResultOutput{
+		Found: true, JobName: ptr(j.JobName), JobID: ptr(j.JobID), Status: ptr(j.Status), Outcome: optStr(j.Outcome),
+		StartUnixMs: ptr(int(j.StartMs)), CompletedUnixMs: ptr(int(j.CompletedMs)), DurationMs: ptr(j.DurationMs),
+		ErrorMessage: optStr(j.ErrorMessage), TraceID: ptr(j.TraceID),
+	}
+	if j.ExitCode != nil {
+		out.ExitCode = ptr(int(*j.ExitCode))
+	}
+	if j.Previous != "" {
+		out.Previous = &gen.GetLastJobResultOutputPrevious{Status: j.Previous, StartUnixMs: int(j.PreviousStartMs)}
+	}
+	return out, nil
 }

@@ -1,0 +1,155 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/telemetry"
+)
+
+// maxKnownServices bounds the service names offered when a service is unknown.
+const maxKnownServices = 20
+
+// AnalyzeServicePerformance implements gen.Flows: latency and errors of one service, with an
+// optional comparison window. An unknown service is an answer with sampleCount 0, found false
+// and the known services, not an error.
+func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeServicePerformanceInput) (gen.AnalyzeServicePerformanceOutput, error) {
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, analyticsWindow)
+	if err != nil {
+		return gen.AnalyzeServicePerformanceOutput{}, err
+	}
+	var before *telemetry.Window
+	if in.CompareTo != nil {
+		b, err := f.compareWindow(*in.CompareTo)
+		if err != nil {
+			return gen.AnalyzeServicePerformanceOutput{}, err
+		}
+		before = &b
+	}
+	src, err := f.source()
+	if err != nil {
+		return gen.AnalyzeServicePerformanceOutput{}, err
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 5
+	}
+	q := telemetry.PerformanceQuery{Window: w, Service: in.Service, Operation: deref(in.Operation), TopN: limit}
+	p, err := src.ServicePerformance(ctx, q)
+	if err != nil {
+		return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
+	}
+	out := perfOut(p, w)
+	if p.SampleCount == 0 {
+		known, err := src.Services(ctx, maxKnownServices)
+		if err != nil {
+			return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
+		}
+		if !slices.Contains(known, in.Service) {
+			out.Found = ptr(false)
+			out.KnownServices = known
+			out.Hint = ptr(fmt.Sprintf("no span of service %q is stored; known services: %s", in.Service, strings.Join(known, ", ")))
+		}
+	}
+	if before != nil {
+		q.Window = *before
+		b, err := src.ServicePerformance(ctx, q)
+		if err != nil {
+			return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
+		}
+		bo := perfOut(b, *before)
+		out.Comparison = &gen.AnalyzeServicePerformanceOutputComparison{
+			Average:    change(bo.AverageDurationMs, out.AverageDurationMs),
+			P50:        change(bo.P50DurationMs, out.P50DurationMs),
+			P95:        change(bo.P95DurationMs, out.P95DurationMs),
+			P99:        change(bo.P99DurationMs, out.P99DurationMs),
+			ErrorRate:  change(bo.ErrorRate, out.ErrorRate),
+			Throughput: change(bo.ThroughputPerMinute, out.ThroughputPerMinute),
+		}
+	}
+	if in.Detail == gen.DetailSummary {
+		out.TopOperations = nil
+	}
+	return out, nil
+}
+
+// compareWindow is the window of compareTo: its length, ending endAgo before now.
+func (f *Flows) compareWindow(c gen.AnalyzeServicePerformanceInputCompareTo) (telemetry.Window, error) {
+	length, ok := parseDuration(c.Window)
+	if !ok || length > maxWindow {
+		return telemetry.Window{}, invalidArg("/compareTo/window", "must be a duration such as 15m, at most 7d")
+	}
+	ago, ok := parseDuration(c.EndAgo)
+	if !ok || ago > maxWindow {
+		return telemetry.Window{}, invalidArg("/compareTo/endAgo", "must be a duration such as 1h, at most 7d")
+	}
+	end := f.Now().UnixMilli() - ago.Milliseconds()
+	return telemetry.Window{StartMs: end - length.Milliseconds(), EndMs: end}, nil
+}
+
+// perfOut maps the port's statistics, deriving rate and throughput from the window.
+func perfOut(p telemetry.Performance, w telemetry.Window) gen.AnalyzeServicePerformanceOutput {
+	out := gen.AnalyzeServicePerformanceOutput{
+		Service: p.Service, SinceUnixMs: int(w.StartMs), SampleCount: int(p.SampleCount), ErrorCount: int(p.ErrorCount),
+		AverageDurationMs: p.AverageMs, P50DurationMs: p.P50Ms, P95DurationMs: p.P95Ms, P99DurationMs: p.P99Ms,
+		Scan: scanOut(p.Scan),
+	}
+	if p.SampleCount > 0 {
+		out.ErrorRate = round4(float64(p.ErrorCount) / float64(p.SampleCount))
+	}
+	if m := w.Minutes(); m > 0 {
+		out.ThroughputPerMinute = round4(float64(p.SampleCount) / m)
+	}
+	for _, o := range p.TopOperations {
+		out.TopOperations = append(out.TopOperations, gen.AnalyzeServicePerformanceOutputTopOperation{
+			Name: o.Name, Count: int(o.Count), ErrorCount: int(o.ErrorCount), P50DurationMs: o.P50Ms, P95DurationMs: o.P95Ms,
+		})
+	}
+	return out
+}
+
+// change is one before/after metric; the relative change is absent when before is 0.
+func change(before, after float64) gen.Change {
+	c := gen.Change{Before: before, After: after}
+	if before != 0 {
+		c.RelativeChange = ptr(round4((after - before) / before))
+	}
+	return c
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// AnalyzeDBBottlenecks implements gen.Flows: database operations by total time.
+func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottlenecksInput) (gen.AnalyzeDBBottlenecksOutput, error) {
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, analyticsWindow)
+	if err != nil {
+		return gen.AnalyzeDBBottlenecksOutput{}, err
+	}
+	src, err := f.source()
+	if err != nil {
+		return gen.AnalyzeDBBottlenecksOutput{}, err
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 5
+	}
+	rep, err := src.DBOperations(ctx, telemetry.DBQuery{Window: w, Service: deref(in.Service), System: deref(in.System), TopN: limit})
+	if err != nil {
+		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)
+	}
+	out := gen.AnalyzeDBBottlenecksOutput{SinceUnixMs: int(w.StartMs), SampleCount: int(rep.SampleCount), Scan: scanOut(rep.Scan)}
+	if in.Detail == gen.DetailSummary {
+		return out, nil
+	}
+	for _, o := range rep.Operations {
+		out.Operations = append(out.Operations, gen.AnalyzeDBBottlenecksOutputOperation{
+			Operation: o.Label, System: optStr(o.System), Collection: optStr(o.Collection), Count: int(o.Count),
+			TotalDurationMs: o.TotalMs, P95DurationMs: o.P95Ms, ErrorCount: int(o.ErrorCount), ShareOfTotal: o.ShareOfTotal,
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,142 @@
+package flows
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/shape"
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/toolerr"
+)
+
+// maxWindow is the longest window a telemetry tool covers (CONTRACTS.md: max 7d).
+const maxWindow = 7 * 24 * time.Hour
+
+// Default windows: analytics look at the last minutes, lists at the last hour, jobs at the day.
+const (
+	analyticsWindow = 15 * time.Minute
+	listWindow      = time.Hour
+	jobWindow       = 24 * time.Hour
+)
+
+// parseDuration reads a window string such as 15m, 2h or 1d.
+func parseDuration(s string) (time.Duration, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s[:len(s)-1])
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	unit := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}[s[len(s)-1]]
+	if unit == 0 {
+		return 0, false
+	}
+	return time.Duration(n) * unit, true
+}
+
+// resolveWindow turns sinceUnixMs (which wins) or a window string into [start, now]; the end
+// is one millisecond past now so data stamped now is inside.
+func (f *Flows) resolveWindow(window string, since *int, def time.Duration) (telemetry.Window, error) {
+	now := f.Now().UnixMilli()
+	end := now + 1
+	if since != nil {
+		start := int64(*since)
+		switch {
+		case start > now:
+			return telemetry.Window{}, invalidArg("/sinceUnixMs", "must not be in the future")
+		case time.Duration(now-start)*time.Millisecond > maxWindow:
+			return telemetry.Window{}, invalidArg("/sinceUnixMs", "must be within the last 7 days")
+		}
+		return telemetry.Window{StartMs: start, EndMs: end}, nil
+	}
+	d := def
+	if window != "" {
+		var ok bool
+		if d, ok = parseDuration(window); !ok {
+			return telemetry.Window{}, invalidArg("/window", "must be a duration such as 15m, 2h or 1d")
+		}
+		if d > maxWindow {
+			return telemetry.Window{}, invalidArg("/window", "must be at most 7d")
+		}
+	}
+	return telemetry.Window{StartMs: now - d.Milliseconds(), EndMs: end}, nil
+}
+
+// invalidArg is an invalid_arguments error naming one field.
+func invalidArg(pointer, message string) error {
+	e := toolerr.Newf(string(gen.ErrorCodeInvalidArguments), "%s %s", pointer, message)
+	e.Fields = []toolerr.Field{{Pointer: pointer, Message: message}}
+	return e
+}
+
+// source returns the telemetry port or the error a tool answers without one.
+func (f *Flows) source() (telemetry.Source, error) {
+	if f.Telemetry == nil {
+		return nil, toolerr.New(string(gen.ErrorCodeSourceUnreachable), "no telemetry source is configured").
+			WithHint("run the doctor tool to see how telemetry is wired")
+	}
+	return f.Telemetry, nil
+}
+
+// telemetryErr maps the port's errors to tool errors; anything else stays a Go error (internal).
+func telemetryErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, shape.ErrCursorInvalid):
+		return err
+	case errors.Is(err, telemetry.ErrUnreachable):
+		return toolerr.New(string(gen.ErrorCodeSourceUnreachable), "the telemetry source did not answer").
+			WithHint("run the doctor tool to check the source").WithRetryable()
+	default:
+		return fmt.Errorf("query telemetry: %w", err)
+	}
+}
+
+// pageCursor decodes a cursor (nil: the first page) bound to tool, its arguments and the
+// snapshot; an empty fingerprint cannot be bound, so such a source serves first pages only.
+func (f *Flows) pageCursor(cursor *string, tool string, in any, snap telemetry.Snapshot) (int, error) {
+	if cursor == nil || *cursor == "" {
+		return 0, nil
+	}
+	return f.Cursors.Decode(*cursor, tool, in, snap.ID)
+}
+
+// page builds the page object of returned items out of total, with the next cursor when more
+// remain.
+func (f *Flows) page(tool string, in any, snap telemetry.Snapshot, offset, returned, total int, dropped bool) gen.Page {
+	p := gen.Page{Returned: returned, Total: &total, Truncated: dropped}
+	if next := offset + returned; returned > 0 && next < total {
+		if c, err := f.Cursors.Encode(tool, in, snap.ID, next); err == nil {
+			p.NextCursor = &c
+		}
+	}
+	return p
+}
+
+// scanOut maps the port's scan.
+func scanOut(s telemetry.Scan) gen.Scan {
+	return gen.Scan{Limited: s.Limited, Scanned: int(s.Scanned), WindowStartUnixMs: int(s.WindowStartMs), WindowEndUnixMs: int(s.WindowEndMs)}
+}
+
+// deref returns *p or "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// optStr returns a pointer to s, or nil for "".
+func optStr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func ptr[T any](v T) *T { return &v }
