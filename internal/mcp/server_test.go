@@ -191,7 +191,9 @@ func TestAFailingOutputStopsTheServer(t *testing.T) {
 	in, feed := io.Pipe()
 	defer feed.Close()
 	done := make(chan error, 1)
-	go func() { done <- NewServer(newFakeHandler(), testOptions()).Serve(context.Background(), in, failingWriter{}) }()
+	go func() {
+		done <- NewServer(newFakeHandler(), testOptions()).Serve(context.Background(), in, failingWriter{})
+	}()
 	go io.WriteString(feed, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
 	select {
 	case err := <-done:
