@@ -14,8 +14,3 @@ func demo(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "runlens demo: not available in this build yet")
 	return 1
 }
-
-func initCmd(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "runlens init: not available in this build yet")
-	return 1
-}

@@ -1,0 +1,294 @@
+// Package hostcfg writes the project-scoped MCP registration of runlens for the hosts that read
+// one from the project folder: Claude Code (.mcp.json), Codex (.codex/config.toml), VS Code
+// (.vscode/mcp.json) and Cursor (.cursor/mcp.json). It merges into existing files: other
+// servers, other keys and their order survive, and a second run changes nothing.
+package hostcfg
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Host is an MCP host runlens can register with.
+type Host string
+
+// The hosts, in the order `runlens init --host all` writes them.
+const (
+	Claude Host = "claude"
+	Codex  Host = "codex"
+	VSCode Host = "vscode"
+	Cursor Host = "cursor"
+)
+
+// Hosts lists every host.
+var Hosts = []Host{Claude, Codex, VSCode, Cursor}
+
+// ParseHosts reads the --host flag: one host name or "all".
+func ParseHosts(s string) ([]Host, error) {
+	if s == "" || s == "all" {
+		return Hosts, nil
+	}
+	for _, h := range Hosts {
+		if string(h) == s {
+			return []Host{h}, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown host %q: want claude, codex, vscode, cursor or all", s)
+}
+
+// Server is the registration to write.
+type Server struct {
+	Name    string   // the server's key, "runlens"
+	Command string   // the program, "runlens" (looked up on PATH by the host)
+	Args    []string // ["serve"]
+}
+
+// Result says what happened to one file.
+type Result struct {
+	Host    Host
+	File    string // relative to the project root
+	Changed bool
+	Note    string
+}
+
+// File is the registration file of h, relative to the project root.
+func File(h Host) string {
+	switch h {
+	case Claude:
+		return ".mcp.json"
+	case Codex:
+		return ".codex/config.toml"
+	case VSCode:
+		return ".vscode/mcp.json"
+	default:
+		return ".cursor/mcp.json"
+	}
+}
+
+// Register writes s into h's file under root.
+func Register(root string, h Host, s Server) (Result, error) {
+	rel := File(h)
+	path := filepath.Join(root, filepath.FromSlash(rel))
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return Result{}, fmt.Errorf("read %s: %w", rel, err)
+	}
+	var updated []byte
+	var note string
+	err = nil
+	switch h {
+	case Codex:
+		updated, note = mergeTOML(old, s)
+	case VSCode:
+		updated, note, err = mergeJSON(old, "servers", s, true)
+	default:
+		updated, note, err = mergeJSON(old, "mcpServers", s, false)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("merge %s: %w", rel, err)
+	}
+	res := Result{Host: h, File: rel, Note: note}
+	if bytes.Equal(old, updated) {
+		return res, nil
+	}
+	if err := writeFile(path, updated); err != nil {
+		return Result{}, fmt.Errorf("write %s: %w", rel, err)
+	}
+	res.Changed = true
+	return res, nil
+}
+
+// Ignore adds line to the project's .gitignore unless it is already there.
+func Ignore(root, line string) (bool, error) {
+	path := filepath.Join(root, ".gitignore")
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("read .gitignore: %w", err)
+	}
+	bare := strings.Trim(line, "/")
+	for _, l := range strings.Split(string(old), "\n") {
+		if strings.Trim(strings.TrimSpace(l), "/") == bare {
+			return false, nil
+		}
+	}
+	var b bytes.Buffer
+	b.Write(old)
+	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
+		b.WriteByte('\n')
+	}
+	b.WriteString(line + "\n")
+	return true, writeFile(path, b.Bytes())
+}
+
+// writeFile writes atomically (a temporary file renamed over the old one), so an interrupted
+// init never leaves a half-written host configuration.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// mergeJSON adds s under the servers key of a JSON host file, keeping every other key and the
+// order of keys. An existing entry of the same name is left as the user wrote it.
+func mergeJSON(old []byte, serversKey string, s Server, withType bool) ([]byte, string, error) {
+	root := &object{}
+	if len(bytes.TrimSpace(old)) > 0 {
+		if err := json.Unmarshal(old, root); err != nil {
+			return nil, "", fmt.Errorf("not a JSON object: %w", err)
+		}
+	}
+	servers := &object{}
+	if raw, ok := root.get(serversKey); ok {
+		if err := json.Unmarshal(raw, servers); err != nil {
+			return nil, "", fmt.Errorf("%s is not a JSON object: %w", serversKey, err)
+		}
+	}
+	if _, ok := servers.get(s.Name); ok {
+		return old, "already registered; left as it is", nil
+	}
+	entry := map[string]any{"command": s.Command, "args": s.Args}
+	if withType {
+		entry["type"] = "stdio"
+	}
+	raw, err := json.Marshal(entry)
+	if err != nil {
+		return nil, "", err
+	}
+	servers.set(s.Name, raw)
+	sraw, err := json.Marshal(servers)
+	if err != nil {
+		return nil, "", err
+	}
+	root.set(serversKey, sraw)
+	flat, err := json.Marshal(root)
+	if err != nil {
+		return nil, "", err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, flat, "", "  "); err != nil {
+		return nil, "", err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), "registered", nil
+}
+
+// mergeTOML adds a [mcp_servers.<name>] table to Codex's config.toml unless one exists. The file
+// is edited as text so comments and formatting elsewhere survive.
+func mergeTOML(old []byte, s Server) ([]byte, string) {
+	header := "[mcp_servers." + s.Name + "]"
+	for _, l := range strings.Split(string(old), "\n") {
+		if strings.TrimSpace(l) == header {
+			return old, "already registered; left as it is"
+		}
+	}
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = tomlString(a)
+	}
+	var b bytes.Buffer
+	b.Write(old)
+	if len(old) > 0 {
+		if !bytes.HasSuffix(old, []byte("\n")) {
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "%s\ncommand = %s\nargs = [%s]\n", header, tomlString(s.Command), strings.Join(args, ", "))
+	return b.Bytes(), "registered"
+}
+
+// tomlString quotes s as a TOML basic string (JSON string escapes are valid TOML escapes).
+func tomlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// object is a JSON object that remembers the order of its keys.
+type object struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+func (o *object) get(k string) (json.RawMessage, bool) {
+	v, ok := o.vals[k]
+	return v, ok
+}
+
+func (o *object) set(k string, v json.RawMessage) {
+	if o.vals == nil {
+		o.vals = map[string]json.RawMessage{}
+	}
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+// UnmarshalJSON reads an object, keeping key order.
+func (o *object) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return errors.New("expected an object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		o.set(key, v)
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// MarshalJSON writes the object in its key order.
+func (o *object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(o.vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
