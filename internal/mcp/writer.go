@@ -35,10 +35,3 @@ func (o *outWriter) close() error {
 	o.closed = true
 	return o.err
 }
-
-// failed reports the first write failure, if any.
-func (o *outWriter) failed() error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.err
-}
