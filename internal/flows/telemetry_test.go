@@ -1,0 +1,310 @@
+package flows
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/shape"
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/fixture"
+	"github.com/runlens/runlens/internal/telemetry/store"
+	"github.com/runlens/runlens/internal/toolerr"
+)
+
+var fixtureNow = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+
+// telemetryFlows loads the otel fixture into a fresh store and returns flows over it.
+func telemetryFlows(t *testing.T) (*Flows, *fixture.Dataset, *store.Store) {
+	t.Helper()
+	d, err := fixture.New(fixture.Options{Now: fixtureNow, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := store.Open(ctx, store.Options{Path: filepath.Join(t.TempDir(), "t.db"), Retention: 48 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if _, _, err := s.IngestTraces(ctx, d.Traces); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.IngestLogs(ctx, d.Logs); err != nil {
+		t.Fatal(err)
+	}
+	f := New(Deps{Telemetry: store.NewQuerier(s, d.Conventions), Now: func() time.Time { return fixtureNow }})
+	return f, d, s
+}
+
+func wantCode(t *testing.T, err error, code gen.ErrorCode) {
+	t.Helper()
+	if code == gen.ErrorCodeCursorInvalid {
+		if !errors.Is(err, shape.ErrCursorInvalid) {
+			t.Fatalf("want a cursor error, got %v", err)
+		}
+		return
+	}
+	te, ok := toolerr.As(err)
+	if !ok || te.Code != string(code) {
+		t.Fatalf("want %s, got %v", code, err)
+	}
+}
+
+func TestTelemetryWindowsAreCheckedBeforeQuerying(t *testing.T) {
+	f, _, _ := telemetryFlows(t)
+	ctx := context.Background()
+	tooOld := int(fixtureNow.Add(-8 * 24 * time.Hour).UnixMilli())
+	future := int(fixtureNow.Add(time.Hour).UnixMilli())
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"a window over seven days is refused", func() error {
+			_, err := f.ListRuns(ctx, gen.ListRunsInput{Window: "8d"})
+			return err
+		}},
+		{"a since older than seven days is refused", func() error {
+			_, err := f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{SinceUnixMs: &tooOld})
+			return err
+		}},
+		{"a since in the future is refused", func() error {
+			_, err := f.GetAppStatus(ctx, gen.GetAppStatusInput{SinceUnixMs: &future})
+			return err
+		}},
+		{"a malformed compareTo is refused", func() error {
+			_, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout",
+				CompareTo: &gen.AnalyzeServicePerformanceInputCompareTo{Window: "15x", EndAgo: "1h"}})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { wantCode(t, tt.call(), gen.ErrorCodeInvalidArguments) })
+	}
+}
+
+func TestSinceWinsOverWindow(t *testing.T) {
+	f, _, _ := telemetryFlows(t)
+	since := int(fixtureNow.Add(-2 * time.Hour).UnixMilli())
+	out, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{Window: "1m", SinceUnixMs: &since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Scan.WindowStartUnixMs != since {
+		t.Fatalf("window starts at %d, want %d", out.Scan.WindowStartUnixMs, since)
+	}
+}
+
+func TestGetAppStatusFailsOnAnErrorInTheWindow(t *testing.T) {
+	f, _, _ := telemetryFlows(t)
+	out, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != gen.StatusFail || out.Counts.Errors != 6 || out.Source.Kind != gen.SourceKindEmbedded || !out.Source.Reachable {
+		t.Fatalf("status %+v", out)
+	}
+	if len(out.Domains) != 5 || out.Domains[0].Domain != "http" || out.Domains[0].SeenCount != 20 {
+		t.Fatalf("domains %+v", out.Domains)
+	}
+	sum, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{Detail: gen.DetailSummary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Domains != nil || sum.Services != nil || sum.Counts != out.Counts {
+		t.Fatalf("summary carries collections or other counts: %+v", sum)
+	}
+	quiet, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{Window: "1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if quiet.Status != gen.StatusWarn {
+		t.Fatalf("a window without telemetry is %s, want warn", quiet.Status)
+	}
+}
+
+func TestListRunsPagesWithCursorsBoundToTheData(t *testing.T) {
+	f, d, s := telemetryFlows(t)
+	ctx := context.Background()
+	in := gen.ListRunsInput{Limit: 15}
+	want := d.ExpectRuns(telemetry.RunsQuery{Window: telemetry.Window{StartMs: fixtureNow.Add(-time.Hour).UnixMilli(), EndMs: fixtureNow.UnixMilli() + 1}, Limit: 100})
+	var ids []string
+	for page := 0; ; page++ {
+		out, err := f.ListRuns(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Count != len(out.Runs) || out.Page.Returned != out.Count || *out.Page.Total != want.Total {
+			t.Fatalf("page %d: count %d returned %d total %v", page, out.Count, out.Page.Returned, *out.Page.Total)
+		}
+		for _, r := range out.Runs {
+			ids = append(ids, r.ID)
+		}
+		if out.Page.NextCursor == nil {
+			break
+		}
+		in.Cursor = out.Page.NextCursor
+	}
+	if len(ids) != want.Total {
+		t.Fatalf("paged through %d runs, want %d", len(ids), want.Total)
+	}
+	for i, r := range want.Runs {
+		if ids[i] != r.ID {
+			t.Fatalf("run %d is %s, want %s", i, ids[i], r.ID)
+		}
+	}
+
+	first, err := f.ListRuns(ctx, gen.ListRunsInput{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := gen.ListRunsInput{Limit: 6, Cursor: first.Page.NextCursor}
+	_, err = f.ListRuns(ctx, changed)
+	wantCode(t, err, gen.ErrorCodeCursorInvalid)
+
+	more, err := fixture.New(fixture.Options{Now: fixtureNow, Seed: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.IngestTraces(ctx, more.Traces); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.ListRuns(ctx, gen.ListRunsInput{Limit: 5, Cursor: first.Page.NextCursor})
+	wantCode(t, err, gen.ErrorCodeCursorInvalid)
+}
+
+func TestListRunsSummaryHasNoRuns(t *testing.T) {
+	f, _, _ := telemetryFlows(t)
+	out, err := f.ListRuns(context.Background(), gen.ListRunsInput{Detail: gen.DetailSummary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Runs != nil || out.Count != 0 || out.Page.Returned != 0 || *out.Page.Total != 36 {
+		t.Fatalf("summary %+v", out)
+	}
+}
+
+func TestGetRun(t *testing.T) {
+	f, d, _ := telemetryFlows(t)
+	ctx := context.Background()
+	var failing fixture.Run
+	for _, r := range d.Runs {
+		if r.Service == "checkout" && r.ErrorCount > 0 && r.ErrorMessage != "" && r.Name == "GET /orders/{id}" {
+			failing = r
+			break
+		}
+	}
+	out, err := f.GetRun(ctx, gen.GetRunInput{ID: failing.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Spans) != 3 || out.Spans[0].Depth != 0 || out.Spans[1].Depth != 1 || out.OmittedSpans != 0 {
+		t.Fatalf("spans %+v", out.Spans)
+	}
+	if out.ErrorMessage == nil || *out.ErrorMessage != failing.ErrorMessage || out.Summary == "" {
+		t.Fatalf("error message %v, summary %q", out.ErrorMessage, out.Summary)
+	}
+	if len(out.Logs) != 2 || len(out.CriticalPath) == 0 || out.CriticalPath[0] != out.Spans[0].SpanID {
+		t.Fatalf("logs %+v critical path %v", out.Logs, out.CriticalPath)
+	}
+	if out.Spans[0].Attributes != nil {
+		t.Fatal("standard detail carries attributes")
+	}
+	shallow, err := f.GetRun(ctx, gen.GetRunInput{ID: failing.TraceID, MaxDepth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shallow.Spans) != 1 || shallow.OmittedSpans != 2 || !shallow.Page.Truncated {
+		t.Fatalf("maxDepth 1: %d spans, %d omitted", len(shallow.Spans), shallow.OmittedSpans)
+	}
+	full, err := f.GetRun(ctx, gen.GetRunInput{ID: failing.ID, Detail: gen.DetailFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Spans[0].Attributes["http.request.method"] != "GET" {
+		t.Fatalf("full detail lacks attributes: %v", full.Spans[0].Attributes)
+	}
+	_, err = f.GetRun(ctx, gen.GetRunInput{ID: "nope"})
+	wantCode(t, err, gen.ErrorCodeRunNotFound)
+}
+
+func TestGetRecentErrorsCountsEventsAndGroupsByFingerprint(t *testing.T) {
+	f, _, _ := telemetryFlows(t)
+	out, err := f.GetRecentErrors(context.Background(), gen.GetRecentErrorsInput{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Count != 7 || len(out.Groups) != 2 || *out.Page.Total != 4 || out.Page.NextCursor == nil {
+		t.Fatalf("errors %+v", out)
+	}
+	next, err := f.GetRecentErrors(context.Background(), gen.GetRecentErrorsInput{Limit: 2, Cursor: out.Page.NextCursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next.Groups) != 2 || next.Page.NextCursor != nil || next.Groups[0].Fingerprint == out.Groups[0].Fingerprint {
+		t.Fatalf("second page %+v", next)
+	}
+}
+
+func TestGetLastJobResult(t *testing.T) {
+	f, _, _ := telemetryFlows(t)
+	ctx := context.Background()
+	out, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{JobName: ptr("nightly-report")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Found || *out.Status != "succeeded" || *out.ExitCode != 0 || out.Previous == nil || out.Previous.Status != "failed" {
+		t.Fatalf("last job %+v", out)
+	}
+	none, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{JobName: ptr("no-such-job")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(none); string(b) != `{"found":false}` {
+		t.Fatalf("no job answers %s, want exactly {\"found\":false}", b)
+	}
+}
+
+func TestAnalyzeServicePerformance(t *testing.T) {
+	f, d, _ := telemetryFlows(t)
+	ctx := context.Background()
+	out, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout",
+		CompareTo: &gen.AnalyzeServicePerformanceInputCompareTo{Window: "15m", EndAgo: "30m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := d.ExpectPerformance(telemetry.PerformanceQuery{Service: "checkout",
+		Window: telemetry.Window{StartMs: fixtureNow.Add(-15 * time.Minute).UnixMilli(), EndMs: fixtureNow.UnixMilli() + 1}})
+	if out.SampleCount != int(want.SampleCount) || out.P95DurationMs != want.P95Ms || out.ErrorRate != round4(2.0/60) {
+		t.Fatalf("performance %+v, want %+v", out, want)
+	}
+	if out.ThroughputPerMinute != round4(60/(float64(15*60000+1)/60000)) {
+		t.Fatalf("throughput %v", out.ThroughputPerMinute)
+	}
+	if out.Comparison == nil || out.Comparison.P95.Before == 0 || out.Comparison.P95.After != out.P95DurationMs {
+		t.Fatalf("comparison %+v", out.Comparison)
+	}
+	unknown, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "nope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unknown.SampleCount != 0 || unknown.Found == nil || *unknown.Found || len(unknown.KnownServices) != 4 || unknown.Hint == nil {
+		t.Fatalf("unknown service %+v", unknown)
+	}
+}
+
+func TestAnalyzeDBBottlenecks(t *testing.T) {
+	f, _, _ := telemetryFlows(t)
+	out, err := f.AnalyzeDBBottlenecks(context.Background(), gen.AnalyzeDBBottlenecksInput{Window: "1h", System: ptr("mysql")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.SampleCount != 4 || len(out.Operations) != 1 || out.Operations[0].Operation != "UPDATE accounts SET balance = balance - ? WHERE id = ?" ||
+		out.Operations[0].ShareOfTotal != 1 || out.Operations[0].ErrorCount != 1 {
+		t.Fatalf("db %+v", out)
+	}
+}
