@@ -172,6 +172,7 @@ func (c *Corpus) refreshLocked(ctx context.Context) error {
 
 	plan := c.idx.diff(files)
 	skips.Conflicts += plan.conflicts
+	skips.OverLimit += plan.overlong
 	parsed, err := parseAll(ctx, root, plan.jobs, c.maxBytes)
 	if err != nil {
 		return fmt.Errorf("refresh docs index: %w", err)

@@ -6,6 +6,7 @@ type changes struct {
 	renames   []rename
 	gone      []*document
 	conflicts int
+	overlong  int
 }
 
 // parseJob is a file to (re)parse, and the document it replaces, if any.
@@ -47,8 +48,12 @@ func (x *index) diff(files []fileStat) changes {
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		slug, ok := slugs[f.path]
-		if !ok {
+		switch {
+		case !ok:
 			ch.conflicts++
+			continue
+		case len(slug) > maxSlugBytes:
+			ch.overlong++
 			continue
 		}
 		seen[f.path] = true

@@ -3,6 +3,8 @@ package docs
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -27,6 +29,9 @@ type Doc struct {
 	Size int
 	// Sections lists every top-level heading of the document, in order.
 	Sections []SectionInfo
+	// Version names the content read: it changes whenever the document's Markdown does, so a
+	// cursor into the middle of a document can be bound to exactly the text it points into.
+	Version string
 }
 
 // SectionInfo describes one heading so a long document can be read a section at a time.
@@ -80,6 +85,7 @@ func (c *Corpus) Get(ctx context.Context, slug, section string) (Doc, error) {
 		Content:     string(body),
 		Size:        len(body),
 		Sections:    make([]SectionInfo, len(parsed.sections)),
+		Version:     contentVersion(body),
 	}
 	for i, s := range parsed.sections {
 		doc.Sections[i] = SectionInfo{Slug: s.slug, Title: s.title, Level: s.level, Offset: s.start, Bytes: s.end - s.start}
@@ -93,6 +99,12 @@ func (c *Corpus) Get(ctx context.Context, slug, section string) (Doc, error) {
 	}
 	doc.Section, doc.Content, doc.Offset = s.slug, string(body[s.start:s.end]), s.start
 	return doc, nil
+}
+
+// contentVersion is a short digest of a document's Markdown.
+func contentVersion(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:8])
 }
 
 // read reads one indexed file through a fresh os.Root, with the same checks as the index build.

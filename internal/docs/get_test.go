@@ -19,6 +19,9 @@ func TestGetWholeDocument(t *testing.T) {
 	if strings.Contains(d.Content, "title:") || !strings.HasPrefix(d.Content, "\nInstall the binary") {
 		t.Errorf("content keeps front matter or lost its start: %q", d.Content[:40])
 	}
+	if len(d.Version) != 16 {
+		t.Errorf("version = %q", d.Version)
+	}
 	if d.Offset != 0 || d.Size != len(d.Content) {
 		t.Errorf("offset %d size %d for content of %d bytes", d.Offset, d.Size, len(d.Content))
 	}

@@ -211,3 +211,15 @@ func TestOpenRejectsBadOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestAFileWithAnOverlongSlugIsSkipped(t *testing.T) {
+	long := strings.Repeat("d", 200) + "/" + strings.Repeat("e", 200) + "/" + strings.Repeat("f", 200) + ".md"
+	root := writeCorpus(t, map[string]string{"a.md": "# A\n", long: "# Long\n"})
+	info, err := openCorpus(t, Options{Root: root}).Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.DocumentCount != 1 || info.Skipped.OverLimit != 1 {
+		t.Fatalf("info = %+v", info)
+	}
+}

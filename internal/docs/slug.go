@@ -9,8 +9,9 @@ import (
 	"unicode/utf8"
 )
 
-// maxSlugBytes bounds a slug a caller may ask for; no indexed slug is longer than a path.
-const maxSlugBytes = 1024
+// maxSlugBytes bounds slugs: the tool contracts carry at most 512 characters, so a file whose
+// slug would be longer is left out rather than listed under a name nobody can ask for.
+const maxSlugBytes = 512
 
 // assignSlugs gives every Markdown file (slash path relative to the root) its slug. A slug is
 // the path without ".md"; "x/index.md" and "x/README.md" answer to the folder slug "x" so links

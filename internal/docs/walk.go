@@ -25,7 +25,8 @@ type Skips struct {
 	Oversize int
 	// Symlinks counts symbolic links, which are never followed.
 	Symlinks int
-	// OverLimit counts files beyond Options.MaxDocs, and folders deeper than the walk goes.
+	// OverLimit counts files beyond Options.MaxDocs or with a slug over 512 bytes, and folders
+	// deeper or more numerous than the walk goes.
 	OverLimit int
 	// Unreadable counts files and folders that could not be read or changed while being read.
 	Unreadable int
