@@ -14,7 +14,7 @@ func BenchmarkIngest(b *testing.B) {
 	const senders, batchSpans = 4, 512
 	s := openTestStore(b, Options{})
 	ctx := context.Background()
-	start := time.Now().Add(-time.Hour)
+	start := time.Now().Add(-2 * time.Hour)
 	batches := make(chan uint64)
 	var wg sync.WaitGroup
 	b.ResetTimer()

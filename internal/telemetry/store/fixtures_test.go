@@ -75,7 +75,7 @@ func makeTraces(service string, batch uint64, nSpans int, start time.Time) ptrac
 		}
 		sp.SetName("GET /orders/{id}")
 		sp.SetKind(ptrace.SpanKindServer)
-		ts := start.Add(time.Duration(i) * time.Microsecond)
+		ts := start.Add(time.Duration(int(batch)*nSpans+i) * time.Microsecond)
 		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(ts))
 		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(ts.Add(time.Millisecond)))
 		a := sp.Attributes()

@@ -68,6 +68,7 @@ type Store struct {
 	readers    *sql.DB
 	writerDB   *sql.DB // nil when read-only
 	writer     *writer // nil when read-only
+	ckpt       *checkpointer
 	instanceID string
 
 	closeOnce sync.Once
@@ -131,7 +132,15 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", o.Path, err)
 	}
 	if s.writerDB != nil {
-		s.writer = startWriter(s.writerDB)
+		ckptDB, err := sql.Open("sqlite", dsn(abs, true))
+		if err != nil {
+			s.readers.Close()
+			s.closeWriterDB()
+			return nil, fmt.Errorf("open store %s: %w", o.Path, err)
+		}
+		ckptDB.SetMaxOpenConns(1)
+		s.ckpt = startCheckpointer(ckptDB)
+		s.writer = startWriter(s.writerDB, s.ckpt.committed)
 	}
 	return s, nil
 }
@@ -153,6 +162,7 @@ func dsn(path string, write bool) string {
 		// them to the WAL mid-transaction; temp_store keeps statement journals off disk.
 		q.Add("_pragma", "cache_size(-65536)")
 		q.Add("_pragma", "temp_store(memory)")
+		q.Add("_pragma", "wal_autocheckpoint("+strconv.Itoa(walBackstopPages)+")")
 		q.Add("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
@@ -256,6 +266,7 @@ func (s *Store) Close() error {
 		s.bg.Wait()
 		if s.writer != nil {
 			s.writer.stop()
+			s.ckpt.stop()
 		}
 		var errs []error
 		if err := s.readers.Close(); err != nil {

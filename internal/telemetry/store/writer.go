@@ -37,6 +37,8 @@ type writer struct {
 	db   *sql.DB
 	st   *statements
 	jobs chan *job
+	// onCommit is called after every successful commit (it must not block).
+	onCommit func()
 
 	mu     sync.RWMutex
 	closed bool
@@ -44,12 +46,13 @@ type writer struct {
 	exited chan struct{}
 }
 
-func startWriter(db *sql.DB) *writer {
+func startWriter(db *sql.DB, onCommit func()) *writer {
 	w := &writer{
-		db:     db,
-		jobs:   make(chan *job, queueDepth),
-		quit:   make(chan struct{}),
-		exited: make(chan struct{}),
+		db:       db,
+		onCommit: onCommit,
+		jobs:     make(chan *job, queueDepth),
+		quit:     make(chan struct{}),
+		exited:   make(chan struct{}),
 	}
 	go w.loop()
 	return w
@@ -200,6 +203,7 @@ func (w *writer) commit(jobs []*job) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	w.onCommit()
 	return nil
 }
 
