@@ -14,21 +14,23 @@ import (
 
 // typed returns fresh values of a tool's generated input and output types.
 var typed = map[string]func() (in, out any){
-	gen.ToolGetAppStatus:              func() (any, any) { return &gen.GetAppStatusInput{}, &gen.GetAppStatusOutput{} },
-	gen.ToolListRuns:                  func() (any, any) { return &gen.ListRunsInput{}, &gen.ListRunsOutput{} },
-	gen.ToolGetRun:                    func() (any, any) { return &gen.GetRunInput{}, &gen.GetRunOutput{} },
-	gen.ToolGetRecentErrors:           func() (any, any) { return &gen.GetRecentErrorsInput{}, &gen.GetRecentErrorsOutput{} },
-	gen.ToolGetLastJobResult:          func() (any, any) { return &gen.GetLastJobResultInput{}, &gen.GetLastJobResultOutput{} },
-	gen.ToolAnalyzeServicePerformance: func() (any, any) { return &gen.AnalyzeServicePerformanceInput{}, &gen.AnalyzeServicePerformanceOutput{} },
-	gen.ToolAnalyzeDBBottlenecks:      func() (any, any) { return &gen.AnalyzeDBBottlenecksInput{}, &gen.AnalyzeDBBottlenecksOutput{} },
-	gen.ToolDoctor:                    func() (any, any) { return &gen.DoctorInput{}, &gen.DoctorOutput{} },
-	gen.ToolSearchDocs:                func() (any, any) { return &gen.SearchDocsInput{}, &gen.SearchDocsOutput{} },
-	gen.ToolListDocs:                  func() (any, any) { return &gen.ListDocsInput{}, &gen.ListDocsOutput{} },
-	gen.ToolGetDoc:                    func() (any, any) { return &gen.GetDocInput{}, &gen.GetDocOutput{} },
-	gen.ToolListCommands:              func() (any, any) { return &gen.ListCommandsInput{}, &gen.ListCommandsOutput{} },
-	gen.ToolExecuteCommand:            func() (any, any) { return &gen.ExecuteCommandInput{}, &gen.ExecuteCommandOutput{} },
-	gen.ToolRunlensCapabilities:       func() (any, any) { return &gen.RunlensCapabilitiesInput{}, &gen.RunlensCapabilitiesOutput{} },
-	gen.ToolRunlens:                   func() (any, any) { return &gen.RunlensInput{}, &gen.RunlensOutput{} },
+	gen.ToolGetAppStatus:     func() (any, any) { return &gen.GetAppStatusInput{}, &gen.GetAppStatusOutput{} },
+	gen.ToolListRuns:         func() (any, any) { return &gen.ListRunsInput{}, &gen.ListRunsOutput{} },
+	gen.ToolGetRun:           func() (any, any) { return &gen.GetRunInput{}, &gen.GetRunOutput{} },
+	gen.ToolGetRecentErrors:  func() (any, any) { return &gen.GetRecentErrorsInput{}, &gen.GetRecentErrorsOutput{} },
+	gen.ToolGetLastJobResult: func() (any, any) { return &gen.GetLastJobResultInput{}, &gen.GetLastJobResultOutput{} },
+	gen.ToolAnalyzeServicePerformance: func() (any, any) {
+		return &gen.AnalyzeServicePerformanceInput{}, &gen.AnalyzeServicePerformanceOutput{}
+	},
+	gen.ToolAnalyzeDBBottlenecks: func() (any, any) { return &gen.AnalyzeDBBottlenecksInput{}, &gen.AnalyzeDBBottlenecksOutput{} },
+	gen.ToolDoctor:               func() (any, any) { return &gen.DoctorInput{}, &gen.DoctorOutput{} },
+	gen.ToolSearchDocs:           func() (any, any) { return &gen.SearchDocsInput{}, &gen.SearchDocsOutput{} },
+	gen.ToolListDocs:             func() (any, any) { return &gen.ListDocsInput{}, &gen.ListDocsOutput{} },
+	gen.ToolGetDoc:               func() (any, any) { return &gen.GetDocInput{}, &gen.GetDocOutput{} },
+	gen.ToolListCommands:         func() (any, any) { return &gen.ListCommandsInput{}, &gen.ListCommandsOutput{} },
+	gen.ToolExecuteCommand:       func() (any, any) { return &gen.ExecuteCommandInput{}, &gen.ExecuteCommandOutput{} },
+	gen.ToolRunlensCapabilities:  func() (any, any) { return &gen.RunlensCapabilitiesInput{}, &gen.RunlensCapabilitiesOutput{} },
+	gen.ToolRunlens:              func() (any, any) { return &gen.RunlensInput{}, &gen.RunlensOutput{} },
 }
 
 // TestValidExamplesSurviveADecodeEncodeRoundTrip decodes every valid example into its
