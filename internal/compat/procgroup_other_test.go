@@ -1,0 +1,16 @@
+//go:build !linux
+
+package compat
+
+import "os/exec"
+
+// ownProcessGroup leaves cmd in the test's process group where groups are not portable.
+func ownProcessGroup(*exec.Cmd) {}
+
+// killProcessGroup kills cmd alone.
+func killProcessGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return cmd.Process.Kill()
+}

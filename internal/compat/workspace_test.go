@@ -1,0 +1,178 @@
+package compat
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// workspaceFiles is the fixture project every client is pointed at: a few Markdown documents
+// (the slugs and sections the tools' valid examples ask for) and a command catalog whose
+// policy allows two harmless commands and denies a third. The telemetry store starts empty;
+// the OTLP receiver is off.
+var workspaceFiles = map[string]string{
+	"runlens.json": `{
+  "receiver": {"enabled": false},
+  "docs": {"root": "docs"},
+  "commands": {
+    "catalog": [
+      {"path": "test", "argv": ["echo", "all tests passed"], "description": "Runs the project's tests.", "usage": "test"},
+      {"path": "db migrate", "argv": ["echo", "migrations applied"], "description": "Applies database migrations.", "usage": "db migrate [--dry-run]"},
+      {"path": "wipe", "argv": ["echo", "wiped"], "description": "Deletes local data.", "usage": "wipe"}
+    ],
+    "policy": {
+      "allow": [
+        {"name": "allow-test", "prefix": ["test"]},
+        {"name": "allow-db-migrate", "prefix": ["db", "migrate"]}
+      ],
+      "deny": [{"name": "deny-wipe", "prefix": ["wipe"]}]
+    }
+  }
+}
+`,
+	"docs/index.md": `---
+title: Handbook
+description: How the fixture app is built, run and operated.
+---
+# Handbook
+
+Start here. The retry policy is described in guides/retries; jobs in reference/jobs.
+`,
+	"docs/guides/retries.md": `---
+title: Retries
+description: When and how requests are retried.
+---
+# Retries
+
+## Retry policy
+
+Outgoing requests are retried three times with exponential backoff and jitter.
+
+## Idempotency
+
+Only idempotent requests are retried; a POST needs an idempotency key.
+`,
+	"docs/reference/jobs.md": `---
+title: Jobs
+description: The background jobs and what happens when they fail.
+---
+# Jobs
+
+## Schedule
+
+The billing job runs every night.
+
+## Failure handling
+
+A failed job is retried once, then reported as an error run.
+`,
+}
+
+// newWorkspace writes the fixture project into a fresh folder and returns its path.
+func newWorkspace(t testing.TB) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, content := range workspaceFiles {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// serveArgs are the arguments of `runlens serve` on a workspace, followed by extra flags.
+func serveArgs(root string, extra ...string) []string {
+	return append([]string{"serve", "--project-root", root, "--receiver", "off"}, extra...)
+}
+
+// serverEnv is the environment a served binary gets: the test's own minus every RUNLENS_*
+// variable, so a developer's settings cannot change what the clients see.
+func serverEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RUNLENS_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// toolCall is one call every client makes, with the answer the fixture workspace leads to.
+type toolCall struct {
+	label string // unique within the plan: the tool name, or tool/what for extra calls
+	tool  string
+	args  json.RawMessage
+	// wantError is the stable error code of the expected tool error result; "" expects a
+	// successful answer.
+	wantError string
+}
+
+// expectedErrors are the valid example arguments that name something the fixture workspace
+// does not have: the answer is a tool error with this code, which is the correct behaviour.
+var expectedErrors = map[string]string{
+	"get_run": "run_not_found", // the example's trace id; the fixture store is empty
+}
+
+// toolPlan is the full profile's tools in tools/list order, each called with its first valid
+// example (schemas/examples/<tool>/valid-input-1.json), then a call of a command the policy
+// denies.
+func toolPlan(t testing.TB) []toolCall {
+	t.Helper()
+	root := repoRoot(t)
+	var plan []toolCall
+	for _, name := range registryTools(t) {
+		args, err := os.ReadFile(filepath.Join(root, "schemas", "examples", name, "valid-input-1.json"))
+		if err != nil {
+			t.Fatalf("tool %s has no valid input example: %v", name, err)
+		}
+		plan = append(plan, toolCall{label: name, tool: name, args: compact(t, args), wantError: expectedErrors[name]})
+	}
+	return append(plan, deniedCall)
+}
+
+// deniedCall asks for a command the fixture policy denies by name.
+var deniedCall = toolCall{
+	label:     "execute_command/denied",
+	tool:      "execute_command",
+	args:      json.RawMessage(`{"command":"wipe"}`),
+	wantError: "command_denied",
+}
+
+// registryTools lists the full profile's tools in their published order.
+func registryTools(t testing.TB) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "schemas", "registry.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg struct {
+		Full []string `json:"full"`
+	}
+	if err := json.Unmarshal(raw, &reg); err != nil {
+		t.Fatalf("decode schemas/registry.json: %v", err)
+	}
+	if len(reg.Full) == 0 {
+		t.Fatal("schemas/registry.json lists no tools in the full profile")
+	}
+	return reg.Full
+}
+
+// compact returns raw JSON without insignificant whitespace.
+func compact(t testing.TB, raw []byte) json.RawMessage {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
