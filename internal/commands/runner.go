@@ -137,6 +137,11 @@ func (r *Runner) Problems() []error {
 // Policy returns the policy, for list_commands and the doctor.
 func (r *Runner) Policy() *Policy { return r.policy }
 
+// Lookup finds a catalog command by a requested path, normalized as the policy normalizes it.
+func (r *Runner) Lookup(path string) (Command, bool) {
+	return r.Catalog().Lookup(canonicalPath(path))
+}
+
 // Decide applies the policy to a call against the current catalog.
 func (r *Runner) Decide(path string, args []string) Decision {
 	return r.policy.Decide(r.Catalog(), path, args)

@@ -164,3 +164,17 @@ func TestExecuteDistinguishesUnknownFromDenied(t *testing.T) {
 		t.Errorf("unallowed path: error %v, want a DeniedError by default_deny", err)
 	}
 }
+
+func TestLookupNormalizesLikeThePolicy(t *testing.T) {
+	r, err := New(Options{Root: t.TempDir(), MaxTimeout: time.Minute,
+		Declared: []Command{{Path: "db migrate", Argv: []string{"go"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Lookup("  db  migrate "); !ok {
+		t.Error("ASCII spaces around and between tokens should not matter")
+	}
+	if _, ok := r.Lookup("db\u00a0migrate"); ok {
+		t.Error("a no-break space must not act as a separator")
+	}
+}
