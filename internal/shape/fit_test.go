@@ -328,3 +328,36 @@ func TestDiscloseRedactsBeforeFitting(t *testing.T) {
 		t.Errorf("Disclose = %d bytes: %s", len(out), out[len(out)-120:])
 	}
 }
+
+func TestScanLimitedAndPageTruncatedAreIndependent(t *testing.T) {
+	answer := func(runs int, limited bool) []byte {
+		raw, _ := json.Marshal(map[string]any{
+			"runs": strings.Split(strings.Repeat("run with a long enough name,", runs), ","),
+			"page": map[string]any{"returned": runs + 1, "truncated": false},
+			"scan": map[string]any{"windowStartUnixMs": 1, "windowEndUnixMs": 2, "scanned": 50000, "limited": limited},
+		})
+		return raw
+	}
+	tests := []struct {
+		name          string
+		raw           []byte
+		wantTruncated bool
+		wantLimited   bool
+	}{
+		{name: "a scan limit without output truncation", raw: answer(3, true), wantLimited: true},
+		{name: "output truncation without a scan limit", raw: answer(2000, false), wantTruncated: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := Fit(tt.raw, Standard, Limits{}, &Paging{Field: "runs"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := decode(t, out)
+			page, scan := m["page"].(map[string]any), m["scan"].(map[string]any)
+			if page["truncated"] != tt.wantTruncated || scan["limited"] != tt.wantLimited {
+				t.Errorf("page.truncated = %v, scan.limited = %v; want %v, %v", page["truncated"], scan["limited"], tt.wantTruncated, tt.wantLimited)
+			}
+		})
+	}
+}

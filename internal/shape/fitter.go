@@ -60,11 +60,12 @@ func newFitter(root *node, d Detail, budget int, lim Limits, paging *Paging) *fi
 	return f
 }
 
-// run reduces until the settled answer fits. Each round aims lower by what settling added.
+// run reduces until the settled answer fits. Each round aims lower by what settling added; a
+// round that can remove nothing more ends it.
 func (f *fitter) run() error {
 	target := f.budget
 	for range maxRounds {
-		f.reduce(target)
+		progressed := f.reduce(target)
 		if err := f.settle(); err != nil {
 			return err
 		}
@@ -72,7 +73,7 @@ func (f *fitter) run() error {
 		if size <= f.budget {
 			return nil
 		}
-		if !f.reducible() {
+		if !progressed {
 			return &TooLargeError{Detail: f.detail, Size: size, Limit: f.budget}
 		}
 		target -= size - f.budget
@@ -80,35 +81,23 @@ func (f *fitter) run() error {
 	return &TooLargeError{Detail: f.detail, Size: f.root.size(), Limit: f.budget}
 }
 
-// reduce applies the reductions in the contract's order until the answer is within target.
-func (f *fitter) reduce(target int) {
-	size := f.root.size()
-	if size <= target {
-		return
-	}
-	size = f.dropTop(size, target)
-	if size <= target {
-		return
-	}
-	size = f.shortenStrings(size, target, true)
-	if size <= target {
-		return
-	}
-	size = f.shortenStrings(size, target, false)
-	if size <= target {
-		return
-	}
-	f.dropNested(size, target)
-}
-
-// reducible reports whether another round could still remove something.
-func (f *fitter) reducible() bool {
-	for i, k := range f.root.keys {
-		if v := f.root.kids[i]; v.kind == kindArray && !protectedSubtree(k) && len(v.kids) > 0 {
-			return true
+// reduce applies the reductions in the contract's order until the answer is within target,
+// and reports whether it removed anything.
+func (f *fitter) reduce(target int) bool {
+	start := f.root.size()
+	size := start
+	for _, step := range []func(size, target int) int{
+		f.dropTop,
+		func(size, target int) int { return f.shortenStrings(size, target, true) },
+		func(size, target int) int { return f.shortenStrings(size, target, false) },
+		f.dropNested,
+	} {
+		if size <= target {
+			break
 		}
+		size = step(size, target)
 	}
-	return len(f.strings(minKeptBytes+len(Ellipsis), false)) > 0
+	return size < start
 }
 
 // settle makes the bookkeeping members tell the truth about what reduce did.

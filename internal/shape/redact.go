@@ -1,6 +1,8 @@
 package shape
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -20,12 +22,24 @@ type RedactorOptions struct {
 }
 
 // Redactor scrubs secrets from answers and command output. It is safe for concurrent use; build
-// it once, since compiling it is the expensive part.
+// it once, since building it is the expensive part.
 type Redactor struct {
 	rules   []rule
+	index   *triggerIndex // rule triggers, secret values and encodings, labelled as below
 	keys    keyMatcher
 	secrets []string // longest first, so a secret containing another is replaced whole
 }
+
+// Labels of the trigger index beyond the rules' own (label i is rule i).
+const (
+	labelSecret  = iota + 61 // a prefix of a secret value: confirm with a substring search
+	labelEncoded             // '%' or '+': secrets may hide in URL-encoded components
+	labelEscape              // a JSON escape that could spell any trigger in other bytes
+)
+
+// secretPrefix is how much of a secret value the trigger index holds; the full value is then
+// confirmed by substring search.
+const secretPrefix = 12
 
 // NewRedactor returns a Redactor with the built-in patterns, the sensitive keys and the secret
 // values of o.
@@ -41,28 +55,56 @@ func NewRedactor(o RedactorOptions) *Redactor {
 		}
 	}
 	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
+
+	if len(r.rules) > labelSecret {
+		panic(fmt.Sprintf("shape: %d redaction rules overflow the trigger labels", len(r.rules))) // a programming error in builtinRules, caught by every test
+	}
+	var words []string
+	var labels []int
+	add := func(label int, ws ...string) {
+		for _, w := range ws {
+			words = append(words, w)
+			labels = append(labels, label)
+		}
+	}
+	for i, ru := range r.rules {
+		add(i, ru.triggers...)
+	}
+	for _, v := range r.secrets {
+		add(labelSecret, v[:min(len(v), secretPrefix)])
+	}
+	add(labelEncoded, "%", "+")
+	add(labelEscape, `\u`, `\/`)
+	r.index = newTriggerIndex(words, labels)
 	return r
 }
 
 // String returns s with every secret part replaced by Redacted, also inside URL-encoded
 // components. A string without secrets is returned as is, without allocating.
 func (r *Redactor) String(s string) string {
-	s = r.plain(s)
-	if strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '+') >= 0 {
+	seen := scan1(r.index, s)
+	if seen == 0 {
+		return s
+	}
+	s = r.plain(s, seen)
+	if seen&(1<<labelEncoded) != 0 {
 		s = r.percentEncoded(s)
 	}
 	return s
 }
 
-// plain applies the secret values and the rules to s as written.
-func (r *Redactor) plain(s string) string {
-	for _, v := range r.secrets {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, Redacted)
+// plain applies the secret values and the rules whose triggers were seen to s as written.
+// Replacing a secret never creates a trigger, so the labels seen before stay a safe superset.
+func (r *Redactor) plain(s string, seen uint64) string {
+	if seen&(1<<labelSecret) != 0 {
+		for _, v := range r.secrets {
+			if strings.Contains(s, v) {
+				s = strings.ReplaceAll(s, v, Redacted)
+			}
 		}
 	}
 	for i := range r.rules {
-		if r.rules[i].triggered(s) {
+		if seen&(1<<i) != 0 {
 			s = r.rules[i].apply(s)
 		}
 	}
@@ -82,15 +124,14 @@ func (r *Redactor) Bytes(b []byte) []byte {
 // values under sensitive keys — object members whose name matches, and the value of
 // {"key"|"name": <sensitive>, "value": …} pairs — are replaced whole (strings and numbers
 // become Redacted; nested values are redacted leaf by leaf). The result is rebuilt from decoded
-// strings, so redaction never breaks the JSON. A document that cannot hold a secret is returned
-// as is without being parsed; one that must be rewritten and is not JSON is an error.
+// strings, so redaction never breaks the JSON. A document in which no trigger word, secret or
+// sensitive key occurs is returned as is without being parsed; one that must be rewritten and is
+// not JSON is an error.
 func (r *Redactor) JSON(raw []byte) ([]byte, error) {
-	doc := string(raw)
-	globs := r.keys.globs
-	if !hasEscapes(doc) {
-		globs = r.keys.active(doc)
-	}
-	if len(globs) == 0 && !r.mayHoldSecret(doc) {
+	seen := scan1(r.index, raw)
+	escaped := seen&(1<<labelEscape) != 0
+	globs := r.keys.active(raw, escaped)
+	if len(globs) == 0 && seen&^(1<<labelEncoded) == 0 && (seen == 0 || !mayHideInEncoding(raw)) {
 		return raw, nil
 	}
 	root, err := parseJSON(raw)
@@ -104,29 +145,10 @@ func (r *Redactor) JSON(raw []byte) ([]byte, error) {
 	return root.encode(make([]byte, 0, len(raw))), nil
 }
 
-// mayHoldSecret is the cheap test of a whole document: a trigger of some rule or a secret value
-// occurs in it, or an escape that could hide one.
-func (r *Redactor) mayHoldSecret(doc string) bool {
-	if hasEscapes(doc) {
-		return true
-	}
-	for _, v := range r.secrets {
-		if strings.Contains(doc, v) {
-			return true
-		}
-	}
-	for i := range r.rules {
-		if r.rules[i].triggered(doc) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasEscapes reports whether a JSON document has escapes that could spell a trigger or a
-// sensitive key in other bytes than its own (encoding/json never writes them for letters).
-func hasEscapes(doc string) bool {
-	return strings.Contains(doc, `\u`) || strings.Contains(doc, `\/`)
+// mayHideInEncoding reports whether a document with '%' or '+' holds a URL-encoded component
+// worth decoding: only then can a secret hide from the trigger words.
+func mayHideInEncoding(doc []byte) bool {
+	return bytes.IndexByte(doc, '+') >= 0 || hasPercentEscape(string(doc))
 }
 
 // jsonRedaction is one walk over a parsed document.

@@ -6,26 +6,16 @@ import (
 	"strings"
 )
 
-// A rule finds one kind of secret. Its triggers are literal substrings without which the
-// expression cannot match, checked first so a string without secrets costs a few substring scans
-// and no allocation. Only the secret part (the first participating group of groups, or the whole
-// match when groups is empty) is replaced.
+// A rule finds one kind of secret. Its triggers are words (ASCII case ignored) without one of
+// which the expression cannot match; they are looked up for all rules at once (triggerIndex), so
+// a string without secrets never reaches a regular expression. Only the secret part (the first
+// participating group of groups, or the whole match when groups is empty) is replaced.
 type rule struct {
 	name     string
-	triggers []string // lower case when fold is set
-	fold     bool
+	triggers []string
 	re       *regexp.Regexp
 	groups   []int
 	valid    func(string) bool // rejects look-alikes the expression cannot tell apart
-}
-
-func (r *rule) triggered(s string) bool {
-	for _, t := range r.triggers {
-		if r.fold && containsFold(s, t) || !r.fold && strings.Contains(s, t) {
-			return true
-		}
-	}
-	return false
 }
 
 // apply replaces every secret the rule finds in s.
@@ -89,7 +79,6 @@ var builtinRules = []rule{
 	{
 		name:     "authorization header",
 		triggers: []string{"authorization"},
-		fold:     true,
 		re: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?` +
 			`(?:(?:bearer|basic|digest|token|negotiate|ntlm|apikey|aws4-hmac-sha256)\s+)?([^\s"',;]+)`),
 		groups: []int{1},
@@ -97,7 +86,6 @@ var builtinRules = []rule{
 	{
 		name:     "bearer token",
 		triggers: []string{"bearer"},
-		fold:     true,
 		re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
 		groups:   []int{1},
 		valid:    looksRandom,
@@ -105,14 +93,13 @@ var builtinRules = []rule{
 	{
 		name:     "basic credentials",
 		triggers: []string{"basic"},
-		fold:     true,
 		re:       regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})`),
 		groups:   []int{1},
 		valid:    isBasicCredentials,
 	},
 	{
 		name:     "url userinfo password",
-		triggers: []string{"://"},
+		triggers: []string{"@"},
 		re:       regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>]*:([^\s/?#@"'<>]+)@`),
 		groups:   []int{1},
 	},
@@ -127,7 +114,6 @@ var builtinRules = []rule{
 		// the key must end in the credential word, so "max_tokens=100" is left alone.
 		name:     "credential pair",
 		triggers: []string{"pass", "pwd", "secret", "token", "key", "credential", "signature"},
-		fold:     true,
 		re: regexp.MustCompile(`(?i)\b[\w.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|` +
 			`access[_\-]?key|private[_\-]?key|credentials?|signature)["']?\s*[:=]\s*` +
 			`(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'&;,<>(){}\[\]]+))`),
@@ -137,7 +123,6 @@ var builtinRules = []rule{
 	{
 		name:     "url signature or key parameter",
 		triggers: []string{"sig=", "key="},
-		fold:     true,
 		re:       regexp.MustCompile(`(?i)[?&](?:sig|key|x-amz-security-token)=([^&\s#"'<>]+)`),
 		groups:   []int{1},
 	},
@@ -151,7 +136,6 @@ var builtinRules = []rule{
 		// A 40-character secret access key is only recognisable next to its name.
 		name:     "aws secret access key",
 		triggers: []string{"aws"},
-		fold:     true,
 		re:       regexp.MustCompile(`(?i)aws[\w.\-]{0,30}?["'\s:=]{1,5}([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 		groups:   []int{1},
 		valid:    mixedCase,

@@ -19,7 +19,7 @@ func (r *Redactor) percentEncoded(s string) string {
 		}
 		if comp := s[start:end]; strings.IndexByte(comp, '+') >= 0 || hasPercentEscape(comp) {
 			if dec, err := url.QueryUnescape(comp); err == nil {
-				if red := r.plain(dec); red != dec {
+				if red := r.plain(dec, scan1(r.index, dec)); red != dec {
 					b.WriteString(s[last:start])
 					b.WriteString(strings.ReplaceAll(url.QueryEscape(red), url.QueryEscape(Redacted), Redacted))
 					last = end

@@ -36,10 +36,11 @@ func DefaultSensitiveKeys() []string {
 	}
 }
 
-// keyMatcher holds sensitive-key globs, lower-cased, with the literal fragment each one needs,
-// so a document that contains none of the fragments skips key matching altogether.
+// keyMatcher holds sensitive-key globs, lower-cased, with an index of the literal fragment each
+// one needs, so a document that contains none of the fragments skips key matching altogether.
 type keyMatcher struct {
 	globs []keyGlob
+	index *triggerIndex // label i: the fragment of globs[i]
 }
 
 type keyGlob struct {
@@ -68,15 +69,30 @@ func newKeyMatcher(patterns []string) keyMatcher {
 			add(rest)
 		}
 	}
+	words := make([]string, len(m.globs))
+	labels := make([]int, len(m.globs))
+	for i, g := range m.globs {
+		words[i], labels[i] = g.fragment, i
+	}
+	m.index = newTriggerIndex(words, labels)
 	return m
 }
 
 // active returns the globs whose fragment occurs in doc: the only ones that can match a key
-// of it.
-func (m keyMatcher) active(doc string) []keyGlob {
+// of it. When escaped, the document may spell a key in escapes, and every glob is active.
+func (m keyMatcher) active(doc []byte, escaped bool) []keyGlob {
+	if escaped || len(m.globs) == 0 {
+		return m.globs
+	}
+	var one [1]uint64
+	seen := one[:]
+	if m.index.words > 1 {
+		seen = make([]uint64, m.index.words)
+	}
+	scan(m.index, doc, seen)
 	var out []keyGlob
-	for _, g := range m.globs {
-		if containsFold(doc, g.fragment) {
+	for i, g := range m.globs {
+		if g.fragment == "" || seen[i/64]&(1<<(i%64)) != 0 {
 			out = append(out, g)
 		}
 	}
