@@ -361,3 +361,25 @@ func TestScanLimitedAndPageTruncatedAreIndependent(t *testing.T) {
 		})
 	}
 }
+
+func TestFitCutsALargeTextBeforeEmptyingASmallList(t *testing.T) {
+	sections := make([]map[string]any, 30)
+	for i := range sections {
+		sections[i] = map[string]any{"slug": fmt.Sprintf("section-%d", i), "title": fmt.Sprintf("Section %d", i)}
+	}
+	raw, _ := json.Marshal(map[string]any{
+		"slug": "guide", "content": strings.Repeat("A paragraph of the guide. ", 3000), "sections": sections,
+		"page": map[string]any{"returned": 1, "truncated": false},
+	})
+	out, _, err := Fit(raw, Standard, Limits{Budget: 32 << 10}, &Paging{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decode(t, out)
+	if got := len(m["sections"].([]any)); got != 30 {
+		t.Errorf("sections kept %d of 30 items though the content alone was over budget", got)
+	}
+	if c := m["content"].(string); !strings.HasSuffix(c, Ellipsis) || len(out) > 32<<10 {
+		t.Errorf("content was not cut to the budget: %d bytes", len(out))
+	}
+}

@@ -87,9 +87,10 @@ func (f *fitter) reduce(target int) bool {
 	start := f.root.size()
 	size := start
 	for _, step := range []func(size, target int) int{
-		f.dropTop,
+		func(size, target int) int { return f.dropTop(size, target, f.largestKeptString()) },
 		func(size, target int) int { return f.shortenStrings(size, target, true) },
 		func(size, target int) int { return f.shortenStrings(size, target, false) },
+		func(size, target int) int { return f.dropTop(size, target, 0) },
 		f.dropNested,
 	} {
 		if size <= target {
@@ -178,27 +179,26 @@ type shortenable struct {
 // strings lists the strings Fit may shorten that are longer than minLen bytes; proseOnly
 // leaves out single words (no space, at most 64 bytes): names, paths and enum values.
 func (f *fitter) strings(minLen int, proseOnly bool) []shortenable {
-	var out []shortenable
-	var walk func(n *node, key string, tail bool)
-	walk = func(n *node, key string, tail bool) {
-		switch n.kind {
-		case kindString:
-			if len(n.str) > minLen && !f.keep[key] && !protectedKey(key) && (!proseOnly || isProse(n.str)) {
-				out = append(out, shortenable{n: n, plain: isPlain(n.str), qlen: quotedLen(n.str), tail: tail})
-			}
-		case kindArray:
-			for _, k := range n.kids {
-				walk(k, key, tail)
-			}
-		case kindObject:
-			for i, k := range n.kids {
-				if !protectedSubtree(n.keys[i]) && !protectedKey(n.keys[i]) {
-					walk(k, n.keys[i], f.tail[n.keys[i]])
-				}
+	return f.collect(nil, f.root, "", false, minLen, proseOnly)
+}
+
+func (f *fitter) collect(out []shortenable, n *node, key string, tail bool, minLen int, proseOnly bool) []shortenable {
+	switch n.kind {
+	case kindString:
+		if len(n.str) > minLen && !f.keep[key] && !protectedKey(key) && (!proseOnly || isProse(n.str)) {
+			out = append(out, shortenable{n: n, plain: isPlain(n.str), qlen: quotedLen(n.str), tail: tail})
+		}
+	case kindArray:
+		for _, k := range n.kids {
+			out = f.collect(out, k, key, tail, minLen, proseOnly)
+		}
+	case kindObject:
+		for i, k := range n.kids {
+			if !protectedSubtree(n.keys[i]) && !protectedKey(n.keys[i]) {
+				out = f.collect(out, k, n.keys[i], f.tail[n.keys[i]], minLen, proseOnly)
 			}
 		}
 	}
-	walk(f.root, "", false)
 	return out
 }
 
@@ -278,15 +278,33 @@ func (f *fitter) shortenStrings(size, target int, proseOnly bool) int {
 	return size
 }
 
-// dropTop drops items from the end of the top-level collections, the largest first.
-func (f *fitter) dropTop(size, target int) int {
+// dropTop drops items from the end of the top-level collections, the largest first, while the
+// largest is at least floor bytes: a collection smaller than a string that stays in the answer
+// whatever is dropped (get_doc's section list beside its content) waits until strings were cut.
+func (f *fitter) dropTop(size, target, floor int) int {
 	var arrays []*arrayEntry
 	for i, k := range f.root.keys {
 		if v := f.root.kids[i]; v.kind == kindArray && !protectedSubtree(k) && len(v.kids) > 0 {
 			arrays = append(arrays, &arrayEntry{arr: v, size: v.size(), live: true})
 		}
 	}
-	return f.dropFrom(arrays, size, target, nil)
+	return f.dropFrom(arrays, size, target, floor, nil)
+}
+
+// largestKeptString is the quoted size of the largest shortenable string outside the top-level
+// collections: what no amount of dropping items would remove.
+func (f *fitter) largestKeptString() int {
+	var kept []shortenable
+	for i, k := range f.root.keys {
+		if v := f.root.kids[i]; v.kind != kindArray && !protectedSubtree(k) && !protectedKey(k) {
+			kept = f.collect(kept, v, k, f.tail[k], minKeptBytes, false)
+		}
+	}
+	largest := 0
+	for _, c := range kept {
+		largest = max(largest, c.qlen)
+	}
+	return largest
 }
 
 // arrayEntry is a collection Fit may drop items from. Entries of one pass never nest, so
@@ -299,9 +317,10 @@ type arrayEntry struct {
 	live  bool        // still part of the answer
 }
 
-// dropFrom drops the last item of the largest live array until size is within target, and
-// records dropped items in gone so nested passes can tell which arrays left with them.
-func (f *fitter) dropFrom(arrays []*arrayEntry, size, target int, gone map[*node]bool) int {
+// dropFrom drops the last item of the largest live array until size is within target or the
+// largest is smaller than floor, and records dropped items in gone so nested passes can tell
+// which arrays left with them.
+func (f *fitter) dropFrom(arrays []*arrayEntry, size, target, floor int, gone map[*node]bool) int {
 	for size > target {
 		var big *arrayEntry
 		for _, a := range arrays {
@@ -309,7 +328,7 @@ func (f *fitter) dropFrom(arrays []*arrayEntry, size, target int, gone map[*node
 				big = a
 			}
 		}
-		if big == nil {
+		if big == nil || big.size < floor {
 			return size
 		}
 		last := big.arr.kids[len(big.arr.kids)-1]
@@ -380,7 +399,7 @@ func (f *fitter) dropNested(size, target int) int {
 		for _, e := range group {
 			e.live = e.outer == nil || (e.outer.live && !gone[e.owner])
 		}
-		size = f.dropFrom(group, size, target, gone)
+		size = f.dropFrom(group, size, target, 0, gone)
 	}
 	return size
 }

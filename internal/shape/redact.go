@@ -79,16 +79,27 @@ func NewRedactor(o RedactorOptions) *Redactor {
 	return r
 }
 
+// maxPasses bounds the passes of String. A pass that redacts something can expose a secret that
+// was glued to it ("…Bearer tok" right after a key loses its word boundary only once the key is
+// gone), so String repeats until nothing changes; every pass but the last removes a secret.
+const maxPasses = 8
+
 // String returns s with every secret part replaced by Redacted, also inside URL-encoded
 // components. A string without secrets is returned as is, without allocating.
 func (r *Redactor) String(s string) string {
-	seen := scan1(r.index, s)
-	if seen == 0 {
-		return s
-	}
-	s = r.plain(s, seen)
-	if seen&(1<<labelEncoded) != 0 {
-		s = r.percentEncoded(s)
+	for range maxPasses {
+		seen := scan1(r.index, s)
+		if seen == 0 {
+			return s
+		}
+		next := r.plain(s, seen)
+		if seen&(1<<labelEncoded) != 0 {
+			next = r.percentEncoded(next)
+		}
+		if next == s {
+			return s
+		}
+		s = next
 	}
 	return s
 }

@@ -80,7 +80,7 @@ var builtinRules = []rule{
 		name:     "authorization header",
 		triggers: []string{"authorization"},
 		re: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?` +
-			`(?:(?:bearer|basic|digest|token|negotiate|ntlm|apikey|aws4-hmac-sha256)\s+)?([^\s"',;]+)`),
+			`(?:(?:bearer|basic|digest|token|negotiate|ntlm|apikey|aws4-hmac-sha256)\s+)?([^\s"',;&]+)`),
 		groups: []int{1},
 	},
 	{

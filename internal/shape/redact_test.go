@@ -292,3 +292,18 @@ func TestRedactorDoesNotAllocateWithoutSecrets(t *testing.T) {
 		t.Errorf("JSON allocated %.0f times on a document without secrets", allocs)
 	}
 }
+
+func TestRedactorCatchesSecretsSideBySide(t *testing.T) {
+	r := NewRedactor(RedactorOptions{})
+	for _, sep := range []string{" ", "\n", "&", ", ", "; "} {
+		for _, a := range canaries {
+			for _, b := range canaries {
+				s := a.text + sep + b.text
+				got := r.String(s)
+				if strings.Contains(got, a.secret) || strings.Contains(got, b.secret) {
+					t.Errorf("String(%q) = %q: a secret survived", s, got)
+				}
+			}
+		}
+	}
+}
