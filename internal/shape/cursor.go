@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"math"
 )
 
@@ -78,13 +79,14 @@ func (c *Codec) Encode(tool string, query any, fingerprint string, offset int) (
 	if err != nil {
 		return "", fmt.Errorf("encode cursor: %w", err)
 	}
+	m := c.newMAC()
 	b := make([]byte, 0, headerLen+binary.MaxVarintLen32+macLen)
 	b = append(b, cursorVersion)
-	b = append(b, c.tag("tool", []byte(tool))...)
-	b = append(b, c.tag("query", q)...)
-	b = append(b, c.tag("data", []byte(fingerprint))...)
+	b = m.append(b, "tool", []byte(tool), tagLen)
+	b = m.append(b, "query", q, tagLen)
+	b = m.append(b, "data", []byte(fingerprint), tagLen)
 	b = binary.AppendUvarint(b, uint64(offset))
-	b = append(b, c.mac(b)...)
+	b = m.append(b, "cursor", b, macLen)
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
@@ -100,37 +102,45 @@ func (c *Codec) Decode(cursor, tool string, query any, fingerprint string) (int,
 	if n <= 0 || headerLen+n != len(body) || off > maxOffset {
 		return 0, &CursorError{Reason: CursorMalformed}
 	}
-	if !hmac.Equal(sum, c.mac(body)) {
+	m := c.newMAC()
+	if !hmac.Equal(sum, m.append(nil, "cursor", body, macLen)) {
 		return 0, &CursorError{Reason: CursorForged}
 	}
-	if !hmac.Equal(body[1:1+tagLen], c.tag("tool", []byte(tool))) {
+	if !hmac.Equal(body[1:1+tagLen], m.append(nil, "tool", []byte(tool), tagLen)) {
 		return 0, &CursorError{Reason: CursorWrongTool}
 	}
 	q, err := normalizeQuery(query)
 	if err != nil {
 		return 0, fmt.Errorf("decode cursor: %w", err)
 	}
-	if !hmac.Equal(body[1+tagLen:1+2*tagLen], c.tag("query", q)) {
+	if !hmac.Equal(body[1+tagLen:1+2*tagLen], m.append(nil, "query", q, tagLen)) {
 		return 0, &CursorError{Reason: CursorQueryChanged}
 	}
-	if !hmac.Equal(body[1+2*tagLen:headerLen], c.tag("data", []byte(fingerprint))) {
+	if !hmac.Equal(body[1+2*tagLen:headerLen], m.append(nil, "data", []byte(fingerprint), tagLen)) {
 		return 0, &CursorError{Reason: CursorDataChanged}
 	}
 	return int(off), nil
 }
 
-// tag is a keyed, domain-separated digest of one binding.
-func (c *Codec) tag(domain string, v []byte) []byte { return c.sum(domain, v)[:tagLen] }
+// cursorMAC computes the keyed, domain-separated digests of one Encode or Decode call with one
+// HMAC state.
+type cursorMAC struct {
+	h   hash.Hash
+	sum []byte
+}
 
-// mac authenticates a whole cursor body.
-func (c *Codec) mac(body []byte) []byte { return c.sum("cursor", body)[:macLen] }
+func (c *Codec) newMAC() *cursorMAC {
+	return &cursorMAC{h: hmac.New(sha256.New, c.key), sum: make([]byte, 0, sha256.Size)}
+}
 
-func (c *Codec) sum(domain string, v []byte) []byte {
-	h := hmac.New(sha256.New, c.key)
-	h.Write([]byte(domain))
-	h.Write([]byte{0})
-	h.Write(v)
-	return h.Sum(nil)
+// append appends the first n bytes of the digest of v in domain to dst.
+func (m *cursorMAC) append(dst []byte, domain string, v []byte, n int) []byte {
+	m.h.Reset()
+	m.h.Write([]byte(domain))
+	m.h.Write([]byte{0})
+	m.h.Write(v)
+	m.sum = m.h.Sum(m.sum[:0])
+	return append(dst, m.sum[:n]...)
 }
 
 // normalizeQuery renders a query so equal queries give equal bytes however they were built:

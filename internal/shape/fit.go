@@ -72,11 +72,12 @@ func (e *TooLargeError) Hint() string {
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // Fit makes raw, a JSON object, fit the byte budget of detail d. It first drops whole items
-// from the end of the top-level collections (the largest collection first), then shortens the
-// longest strings (UTF-8 safe, ending with Ellipsis; prose before single words, which are more
-// likely identifiers or enum values), and as a last resort drops items from the end of nested
-// collections. Identifiers, enums, lim.Keep and the `page`/`scan` objects are never shortened
-// (see protectedKey), and strings keep at least 16 bytes, so schema bounds keep holding.
+// from the end of the top-level collections (the largest first, as long as it is larger than any
+// string that would stay), then shortens the longest strings (UTF-8 safe, marked with Ellipsis;
+// prose before single words, which are more likely identifiers or enum values), then drops
+// more top-level items, and as a last resort drops items from the end of nested collections.
+// Identifiers, enums, lim.Keep and the `page`/`scan` objects are never shortened (see
+// protectedKey), and strings keep at least 16 bytes, so schema bounds keep holding.
 //
 // When it changed anything it keeps `page` honest: `returned` equals the length of
 // paging.Field, `truncated` is true (as is a top-level boolean `truncated`), and `nextCursor` is

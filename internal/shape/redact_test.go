@@ -307,3 +307,14 @@ func TestRedactorCatchesSecretsSideBySide(t *testing.T) {
 		}
 	}
 }
+
+func TestBuiltinRulesFitTheTriggerLabels(t *testing.T) {
+	if len(builtinRules) >= labelSecret {
+		t.Errorf("%d rules overlap the trigger index's own labels from %d on", len(builtinRules), labelSecret)
+	}
+	for _, ru := range builtinRules {
+		if len(ru.triggers) == 0 {
+			t.Errorf("rule %q has no trigger word, so it never runs", ru.name)
+		}
+	}
+}
