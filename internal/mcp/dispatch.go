@@ -117,10 +117,6 @@ func (ss *session) handleNotification(in inbound) {
 
 // handleRequest routes one request with a readable id.
 func (ss *session) handleRequest(in inbound, reply replyFunc) {
-	if in.method == methodInitialize {
-		reply(ss.initialize(in))
-		return
-	}
 	e, ok, rpcErr := ss.eraOf(in)
 	if rpcErr != nil {
 		reply(errorResponse(in.id, rpcErr))
@@ -128,8 +124,12 @@ func (ss *session) handleRequest(in inbound, reply replyFunc) {
 	}
 	f := featuresOf(e.version)
 	switch {
+	case e.modern:
+		ss.handleModern(in, e, reply)
+	case in.method == methodInitialize:
+		reply(ss.initialize(in))
 	case in.method == methodPing:
-		reply(resultResponse(in.id, pingResult(f)))
+		reply(resultResponse(in.id, struct{}{}))
 	case in.method == methodDiscover:
 		reply(ss.discover(in))
 	case !ok:
@@ -140,6 +140,21 @@ func (ss *session) handleRequest(in inbound, reply replyFunc) {
 		ss.callTool(in, e, reply)
 	default:
 		reply(errorResponse(in.id, &Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q", in.method)}))
+	}
+}
+
+// handleModern routes a stateless request. The modern revision has no handshake and no ping:
+// those, like any method it does not define, are not found.
+func (ss *session) handleModern(in inbound, e era, reply replyFunc) {
+	switch in.method {
+	case methodDiscover:
+		reply(ss.discover(in))
+	case methodListTools:
+		reply(ss.listTools(in, featuresOf(e.version)))
+	case methodCallTool:
+		ss.callTool(in, e, reply)
+	default:
+		reply(errorResponse(in.id, &Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q is not part of protocol revision %s", in.method, e.version)}))
 	}
 }
 

@@ -58,14 +58,6 @@ func (ss *session) initialize(in inbound) *response {
 	})
 }
 
-// pingResult is the empty result, typed as complete in the modern era.
-func pingResult(f features) any {
-	if f.modern {
-		return cacheable{ResultType: resultTypeComplete}
-	}
-	return struct{}{}
-}
-
 type discoverResult struct {
 	ResultType        string                    `json:"resultType"`
 	SupportedVersions []string                  `json:"supportedVersions"`
