@@ -15,7 +15,7 @@ const ajv = new Ajv({
   allErrors: true,
   logger: { log() {}, warn: (...args) => warnings.push(args.join(' ')), error: (...args) => warnings.push(args.join(' ')) },
 });
-report.ajv = ajv.opts.defaultMeta ?? 'draft-07';
+report.ajv = ajv.defaultMeta(); // the meta-schema a schema without $schema is read against
 
 const compiled = {};
 for (const [key, file] of Object.entries(plan.schemas)) {

@@ -6,7 +6,7 @@
 // on stdout for the Go test to assert on.
 //
 // Usage: node ts-client-v2.mjs PLAN.json
-// PLAN: {"command": "...", "args": [...], "cwd": "...", "calls": [{"name": "...", "arguments": {...}}]}
+// PLAN: {"command": "...", "args": [...], "cwd": "...", "calls": [{"label": "...", "name": "...", "arguments": {...}}]}
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -34,7 +34,7 @@ try {
   const listed = await client.listTools();
   report.tools = listed.tools.map((t) => t.name);
   for (const call of plan.calls) {
-    const entry = { name: call.name };
+    const entry = { label: call.label, name: call.name };
     try {
       const result = await client.callTool({ name: call.name, arguments: call.arguments });
       entry.isError = result.isError === true;

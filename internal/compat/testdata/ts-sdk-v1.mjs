@@ -4,7 +4,7 @@
 // prints one JSON report on stdout for the Go test to assert on.
 //
 // Usage: node ts-sdk-v1.mjs PLAN.json
-// PLAN: {"command": "...", "args": [...], "cwd": "...", "calls": [{"name": "...", "arguments": {...}}]}
+// PLAN: {"command": "...", "args": [...], "cwd": "...", "calls": [{"label": "...", "name": "...", "arguments": {...}}]}
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -35,7 +35,7 @@ try {
     cursor = page.nextCursor;
   } while (cursor);
   for (const call of plan.calls) {
-    const entry = { name: call.name };
+    const entry = { label: call.label, name: call.name };
     try {
       const result = await client.callTool({ name: call.name, arguments: call.arguments });
       entry.isError = result.isError === true;
