@@ -3,6 +3,7 @@ package codegen
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -150,4 +151,36 @@ func indentJSON(compact []byte) ([]byte, error) {
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
+}
+
+// publish bundles every tool schema and the configuration schemas.
+func (m *Model) publish() error {
+	var p problems
+	add := func(file string) []byte {
+		v, err := m.src.bundle(Location{File: file})
+		if err != nil {
+			p.addErr(Location{File: file}, err)
+			return nil
+		}
+		b, err := compactJSON(v)
+		if err != nil {
+			p.addErr(Location{File: file}, err)
+			return nil
+		}
+		m.Published = append(m.Published, &Published{
+			Path: strings.TrimPrefix(file, m.src.Root+"/"), Source: file, Compact: b,
+		})
+		return b
+	}
+	for _, t := range m.Tools() {
+		t.InputSchema = add(t.Source.InputFile)
+		t.OutputSchema = add(t.Source.OutputFile)
+	}
+	for _, f := range []string{m.src.Config, m.src.Conventions} {
+		if f != "" {
+			add(f)
+		}
+	}
+	slices.SortFunc(m.Published, func(a, b *Published) int { return strings.Compare(a.Path, b.Path) })
+	return p.err()
 }

@@ -129,6 +129,7 @@ func editJSON(t *testing.T, path string, edit func(map[string]any)) {
 // the build must fail because the hand-written flows lack the new method. A tool in the
 // schemas can never ship unimplemented.
 func TestANewToolSchemaBreaksTheBuild(t *testing.T) {
+	t.Parallel()
 	dir := copyModule(t)
 	_, base := generateProject(t)
 	if !hasFlows() {
@@ -165,6 +166,7 @@ func TestANewToolSchemaBreaksTheBuild(t *testing.T) {
 // copy of the module and regenerates: the tools/list snapshot no longer matches, and once the
 // flows exist, the build fails where they set the field.
 func TestRemovingARequiredOutputFieldIsCaught(t *testing.T) {
+	t.Parallel()
 	dir := copyModule(t)
 	const tool = "list_runs"
 	var removed string

@@ -3,6 +3,8 @@ package codegen
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // dialect is the only $schema the source files may declare.
@@ -44,8 +46,11 @@ var formats = map[string]bool{"date-time": true, "uri": true}
 // and reports every broken rule at its place. Generation stops when Lint fails.
 func Lint(src *Source) error {
 	var p problems
+	mv := &metaValidator{src: src, compiled: map[string]*jsonschema.Schema{}}
+	p.errs = append(p.errs, mv.validate(registryMetaSchema, src.Root+"/registry.json")...)
 	for _, t := range src.Tools() {
 		lintToolMeta(src, t, &p)
+		p.errs = append(p.errs, mv.validate(toolMetaSchema, t.MetaFile)...)
 	}
 	for _, f := range src.lintedFiles() {
 		l := &linter{src: src, p: &p}
@@ -96,9 +101,6 @@ func lintToolMeta(src *Source, t *ToolSource, p *problems) {
 	}
 	if m.Budget.Standard <= 0 || m.Budget.Summary <= 0 {
 		p.add(at.Child("budget"), "budget must give positive standard and summary byte ceilings")
-	}
-	if src.metaSchema() != nil {
-		p.errs = append(p.errs, src.validateToolMeta(t)...)
 	}
 }
 

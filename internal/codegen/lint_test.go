@@ -81,3 +81,25 @@ func TestLintAcceptsTheFixtureTree(t *testing.T) {
 		t.Fatalf("the fixture tree breaks a rule:\n%v", err)
 	}
 }
+
+func TestMetaSchemasCheckTheGeneratorsOwnFiles(t *testing.T) {
+	tests := []struct {
+		name, file, content, want string
+	}{
+		{"a registry key the meta schema does not know", "registry.json",
+			`{"full": ["get_widget", "list_widgets"], "compact": ["router"], "extra": 1}`,
+			"schemas/registry.json#: additional properties 'extra' not allowed (per schemas/meta/registry.schema.json)"},
+		{"a tool family the meta schema does not know", "tools/get_widget.tool.json",
+			`{"name": "get_widget", "title": "Get widget", "description": "One widget.", "family": "gadgets",
+			  "annotations": {"readOnlyHint": true, "openWorldHint": false}, "budget": {"standard": 16384, "summary": 4096}}`,
+			"schemas/tools/get_widget.tool.json#/family: value must be one of"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Generate(fixtureFS(t, map[string][]byte{tc.file: []byte(tc.content)}), "schemas")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want it to say %q", err, tc.want)
+			}
+		})
+	}
+}

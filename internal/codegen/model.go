@@ -1,11 +1,6 @@
 package codegen
 
-import (
-	"encoding/json"
-	"fmt"
-	"slices"
-	"strings"
-)
+import "slices"
 
 // Model is everything the renderers need, decided once: the tools in registry order, every
 // named Go type with its fields, and the published schemas. Naming decisions are methods on
@@ -371,47 +366,4 @@ func goPrim(types []string) string {
 		return "bool"
 	}
 	return "any"
-}
-
-// publish bundles every tool schema and the configuration schemas.
-func (m *Model) publish() error {
-	var p problems
-	add := func(file string) []byte {
-		v, err := m.src.bundle(Location{File: file})
-		if err != nil {
-			p.addErr(Location{File: file}, err)
-			return nil
-		}
-		b, err := compactJSON(v)
-		if err != nil {
-			p.addErr(Location{File: file}, err)
-			return nil
-		}
-		m.Published = append(m.Published, &Published{
-			Path: strings.TrimPrefix(file, m.src.Root+"/"), Source: file, Compact: b,
-		})
-		return b
-	}
-	for _, t := range m.Tools() {
-		t.InputSchema = add(t.Source.InputFile)
-		t.OutputSchema = add(t.Source.OutputFile)
-	}
-	for _, f := range []string{m.src.Config, m.src.Conventions} {
-		if f != "" {
-			add(f)
-		}
-	}
-	slices.SortFunc(m.Published, func(a, b *Published) int { return strings.Compare(a.Path, b.Path) })
-	return p.err()
-}
-
-// defaultLiteral checks that a default can be written as a Go literal.
-func defaultLiteral(v any) (any, error) {
-	switch x := v.(type) {
-	case string, bool:
-		return x, nil
-	case json.Number:
-		return x, nil
-	}
-	return nil, fmt.Errorf("default %v is not a string, number or boolean, so it cannot be applied in Go", v)
 }

@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -232,4 +233,15 @@ func (m *Model) applyNested(recv string, fl *Field) (jen.Code, error) {
 		), nil
 	}
 	return nil, fmt.Errorf("defaults inside %s (a collection of collections) are not supported", fl.Type)
+}
+
+// defaultLiteral checks that a default can be written as a Go literal.
+func defaultLiteral(v any) (any, error) {
+	switch x := v.(type) {
+	case string, bool:
+		return x, nil
+	case json.Number:
+		return x, nil
+	}
+	return nil, fmt.Errorf("default %v is not a string, number or boolean, so it cannot be applied in Go", v)
 }

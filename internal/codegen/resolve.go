@@ -108,30 +108,3 @@ func refCycleError(at Location, stack []Location, target Location) error {
 	parts = append(parts, target.String())
 	return errorf(at, "$ref cycle (a schema contains itself): %s", strings.Join(parts, " → "))
 }
-
-// typeList returns the JSON type names a schema node allows.
-func typeList(m map[string]any) []string {
-	switch t := m["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, x := range t {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// hasType reports whether a schema node allows the JSON type name.
-func hasType(m map[string]any, name string) bool {
-	for _, t := range typeList(m) {
-		if t == name {
-			return true
-		}
-	}
-	return false
-}

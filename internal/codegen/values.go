@@ -131,3 +131,30 @@ func intKeyword(m map[string]any, k string) (int, bool) {
 
 // jsonNumber builds a JSON number literal.
 func jsonNumber(s string) json.Number { return json.Number(s) }
+
+// typeList returns the JSON type names a schema node allows.
+func typeList(m map[string]any) []string {
+	switch t := m["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// hasType reports whether a schema node allows the JSON type name.
+func hasType(m map[string]any, name string) bool {
+	for _, t := range typeList(m) {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
