@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -161,6 +162,25 @@ func TestProcessesLeftBehindAreKilledWhenTheCommandEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, pid)
+}
+
+func TestAProcessThatLeftTheGroupCannotHoldTheCallOpen(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	start := time.Now()
+	res := run(t, &Executor{Dir: dir}, context.Background(), helperArgv(t, "escape", pidFile), RunOptions{})
+	took := time.Since(start)
+	pid, err := strconv.Atoi(string(waitForFile(t, pidFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL) // it left the group on purpose; the test cleans it up
+	if res.ExitCode != 0 {
+		t.Errorf("exit code %d", res.ExitCode)
+	}
+	if took > 3*time.Second {
+		t.Errorf("a process holding the output pipe from another session kept the call open %v", took)
+	}
 }
 
 func TestAContextCancelledBeforehandStartsNothing(t *testing.T) {

@@ -118,6 +118,15 @@ func helperMain(args []string) int {
 			return 3
 		}
 		return writeFile(rest[0], strconv.Itoa(c.Process.Pid))
+	case "escape": // escape PIDFILE: start a sleeping child in a new session holding our stdout, exit
+		self, _ := os.Executable()
+		c := exec.Command(self, "sleep")
+		c.Stdout = os.Stdout
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Start(); err != nil {
+			return 3
+		}
+		return writeFile(rest[0], strconv.Itoa(c.Process.Pid))
 	case "tick": // tick N MS: print a line every MS milliseconds, N times
 		n, _ := strconv.Atoi(rest[0])
 		ms, _ := strconv.Atoi(rest[1])

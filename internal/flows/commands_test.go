@@ -49,7 +49,7 @@ func commandFlows(t *testing.T, extra ...commands.Command) (*Flows, string) {
 		},
 		Deny:           []commands.Rule{{Name: "no-db-reset", Prefix: []string{"db", "reset"}}},
 		DefaultTimeout: time.Second,
-		MaxTimeout:     3 * time.Second,
+		MaxTimeout:     1500 * time.Millisecond,
 		Executor:       commands.Executor{Grace: 100 * time.Millisecond, ProgressEvery: 20 * time.Millisecond},
 	})
 	if err != nil {
@@ -278,7 +278,10 @@ func TestExecuteCommandTimeoutIsCappedByConfiguration(t *testing.T) {
 		t.Errorf("got %+v, want a timeout", out)
 	}
 	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("an hour-long request ran %v; the configured 3s maximum should have capped it", took)
+		t.Errorf("an hour-long request ran %v; the configured 1.5s maximum should have capped it", took)
+	}
+	if took := time.Since(start); took < 1500*time.Millisecond {
+		t.Errorf("the command stopped after %v, before the 1.5s maximum it should have been given", took)
 	}
 }
 
@@ -302,8 +305,8 @@ func TestExecuteCommandReportsProgress(t *testing.T) {
 		t.Fatalf("%d progress notifications during a 400ms command, want several", len(progress))
 	}
 	for i := range progress {
-		if (i > 0 && progress[i] <= progress[i-1]) || totals[i] != 3 {
-			t.Fatalf("progress %v totals %v: want increasing values out of the 3s timeout", progress, totals)
+		if (i > 0 && progress[i] <= progress[i-1]) || totals[i] != 1 {
+			t.Fatalf("progress %v totals %v: want increasing values out of the 1s default timeout", progress, totals)
 		}
 	}
 }
