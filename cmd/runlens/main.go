@@ -41,7 +41,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "collect":
 		return collect(rest, stderr)
 	case "demo":
-		return demo(rest, stdout, stderr)
+		return demoCmd(rest, stdout, stderr)
 	case "doctor":
 		return doctorCmd(rest, stdout, stderr)
 	case "init":

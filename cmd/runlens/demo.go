@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/runlens/runlens/internal/demo"
+)
+
+// demoCmd runs the end-to-end demonstration on the embedded default.
+func demoCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	requests := fs.Int("requests", 60, "how many API requests the demo app serves")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "runlens demo: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := demo.Run(ctx, demo.Options{Exe: exe, Out: stdout, Progress: stderr, Requests: *requests}); err != nil {
+		fmt.Fprintf(stderr, "runlens demo: %v\n", err)
+		return 1
+	}
+	return 0
+}
