@@ -182,7 +182,9 @@ func (ss *session) callResponse(c *call, res CallResult, err error) *response {
 		Content: []textContent{{Type: "text", Text: string(structured)}},
 		IsError: res.IsError,
 	}
-	if c.f.structured {
+	// Clients check any structuredContent against the tool's output schema, error results
+	// included, so an error object travels as text alone when the tool declares one.
+	if c.f.structured && !(res.IsError && ss.s.catalog.hasOutput[c.name]) {
 		out.StructuredContent = structured
 	}
 	if c.f.modern {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,6 +49,9 @@ func (f *fakeHandler) Tools() []ToolInfo {
 func (f *fakeHandler) CallTool(ctx context.Context, req CallRequest) (CallResult, error) {
 	switch req.Name {
 	case "echo":
+		if bytes.Contains(req.Arguments, []byte(`"deny"`)) {
+			return CallResult{IsError: true, Structured: json.RawMessage(`{"code":"command_denied","message":"echo refused"}`)}, nil
+		}
 		return CallResult{Structured: json.RawMessage(fmt.Sprintf(`{"echo": %s, "version": %q}`, req.Arguments, req.ProtocolVersion))}, nil
 	case "slow":
 		f.started <- req.Name

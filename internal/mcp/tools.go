@@ -72,6 +72,7 @@ type wireAnnotations struct {
 // catalog is the tool list rendered once for each wire dialect, so tools/list only slices.
 type catalog struct {
 	names       map[string]bool
+	hasOutput   map[string]bool   // tools that declare an output schema
 	plain       []json.RawMessage // before 2025-03-26: name, description, inputSchema
 	annotated   []json.RawMessage // 2025-03-26: plus annotations
 	structured  []json.RawMessage // 2025-06-18 and later: plus title and outputSchema
@@ -83,10 +84,11 @@ func newCatalog(tools []ToolInfo) (*catalog, error) {
 	if err := CheckTools(tools); err != nil {
 		return nil, fmt.Errorf("check tools: %w", err)
 	}
-	c := &catalog{names: make(map[string]bool, len(tools))}
+	c := &catalog{names: make(map[string]bool, len(tools)), hasOutput: make(map[string]bool, len(tools))}
 	sum := sha256.New()
 	for _, t := range tools {
 		c.names[t.Name] = true
+		c.hasOutput[t.Name] = len(bytes.TrimSpace(t.OutputSchema)) > 0
 		input, err := compactJSON(t.InputSchema, defaultInputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
