@@ -211,6 +211,10 @@ func TestFitAdversarialAnswers(t *testing.T) {
 	for i := range tinyItems {
 		tinyItems[i] = map[string]any{"id": fmt.Sprint(i)}
 	}
+	manyLists := map[string]any{}
+	for i := range 1200 {
+		manyLists[fmt.Sprintf("k%04d", i)] = []int{i, i + 1, i + 2}
+	}
 	deepItems := make([]any, 50)
 	for i := range deepItems {
 		deepItems[i] = deep(300)
@@ -240,6 +244,10 @@ func TestFitAdversarialAnswers(t *testing.T) {
 		{
 			name:   "ten thousand tiny numbers nested below the top level are dropped last",
 			answer: map[string]any{"tree": map[string]any{"label": "root", "items": tiny}},
+		},
+		{
+			name:   "thousands of small lists inside an object lose their items",
+			answer: map[string]any{"groups": manyLists},
 		},
 		{
 			name:   "deeply nested items are dropped whole",
@@ -381,5 +389,32 @@ func TestFitCutsALargeTextBeforeEmptyingASmallList(t *testing.T) {
 	}
 	if c := m["content"].(string); !strings.HasSuffix(c, Ellipsis) || len(out) > 32<<10 {
 		t.Errorf("content was not cut to the budget: %d bytes", len(out))
+	}
+}
+
+func TestDiscloseRedactsAtEveryDetailLevel(t *testing.T) {
+	r := NewRedactor(RedactorOptions{})
+	var texts []string
+	for _, c := range canaries {
+		texts = append(texts, c.text)
+	}
+	raw, _ := json.Marshal(map[string]any{
+		"summary": strings.Join(texts, " | "),
+		"logs":    texts,
+		"spans":   []any{map[string]any{"attributes": map[string]any{"http.request.header.authorization": "opaque-value-1", "url": texts[0]}}},
+	})
+	for _, d := range []Detail{Summary, Standard, Full} {
+		out, _, err := Disclose(raw, d, Limits{}, nil, r)
+		if err != nil {
+			t.Fatalf("Disclose(%s): %v", d, err)
+		}
+		for _, c := range canaries {
+			if strings.Contains(string(out), c.secret) {
+				t.Errorf("detail=%s: the %s canary survived", d, c.name)
+			}
+		}
+		if strings.Contains(string(out), "opaque-value-1") {
+			t.Errorf("detail=%s: a sensitive attribute value survived", d)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"container/heap"
 	"fmt"
 	"strings"
 )
@@ -319,17 +320,19 @@ type arrayEntry struct {
 
 // dropFrom drops the last item of the largest live array until size is within target or the
 // largest is smaller than floor, and records dropped items in gone so nested passes can tell
-// which arrays left with them.
+// which arrays left with them. A max-heap keeps the choice cheap among thousands of arrays.
 func (f *fitter) dropFrom(arrays []*arrayEntry, size, target, floor int, gone map[*node]bool) int {
-	for size > target {
-		var big *arrayEntry
-		for _, a := range arrays {
-			if a.live && len(a.arr.kids) > 0 && (big == nil || a.size > big.size) {
-				big = a
-			}
+	h := arrayHeap{}
+	for _, a := range arrays {
+		if a.live && len(a.arr.kids) > 0 {
+			h = append(h, a)
 		}
-		if big == nil || big.size < floor {
-			return size
+	}
+	heap.Init(&h)
+	for size > target && len(h) > 0 {
+		big := h[0]
+		if big.size < floor {
+			break
 		}
 		last := big.arr.kids[len(big.arr.kids)-1]
 		big.arr.kids = big.arr.kids[:len(big.arr.kids)-1]
@@ -346,8 +349,27 @@ func (f *fitter) dropFrom(arrays []*arrayEntry, size, target, floor int, gone ma
 			gone[last] = true
 		}
 		f.changed = true
+		if len(big.arr.kids) == 0 {
+			heap.Pop(&h)
+		} else {
+			heap.Fix(&h, 0)
+		}
 	}
 	return size
+}
+
+// arrayHeap orders collections largest first.
+type arrayHeap []*arrayEntry
+
+func (h arrayHeap) Len() int           { return len(h) }
+func (h arrayHeap) Less(i, j int) bool { return h[i].size > h[j].size }
+func (h arrayHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *arrayHeap) Push(x any)        { *h = append(*h, x.(*arrayEntry)) }
+func (h *arrayHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // dropNested is the last resort: items from the end of collections below the top level,
