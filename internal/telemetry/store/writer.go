@@ -58,9 +58,10 @@ func startWriter(db *sql.DB, onCommit func()) *writer {
 	return w
 }
 
-// submit queues run and waits for its transaction to commit. It returns nil only after the
-// commit; a caller whose ctx ends first gets ctx.Err() and must treat the batch as not
-// acknowledged (it may still commit: ingest is at-least-once, like OTLP itself).
+// submit queues run and waits for its transaction to commit: nil means committed. Once
+// queued, the job is waited for even if ctx ends — the writer skips a job whose ctx already
+// ended and otherwise finishes it promptly — so run never outlives the call and may write to
+// the caller's variables.
 func (w *writer) submit(ctx context.Context, rows int, solo bool, run writeFunc) error {
 	j := &job{ctx: ctx, rows: rows, solo: solo, run: run, done: make(chan error, 1)}
 	w.mu.RLock()
@@ -75,12 +76,7 @@ func (w *writer) submit(ctx context.Context, rows int, solo bool, run writeFunc)
 		return ctx.Err()
 	}
 	w.mu.RUnlock()
-	select {
-	case err := <-j.done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return <-j.done
 }
 
 // stop refuses new jobs, finishes the queued ones and waits for the goroutine to exit.
