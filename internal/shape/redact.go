@@ -128,6 +128,29 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	return b
 }
 
+// fragmentWindow is how far into a cut output Tail looks for the end of a first, partial line.
+const fragmentWindow = 512
+
+// Tail returns the newest max bytes of command output, redacted, and whether anything was
+// dropped. Redaction runs before the cut, on all of b. When the output was cut here, or b itself
+// is only the end of a longer stream (partial: a bounded ring of output), its first line may be
+// the second half of a secret that no pattern recognises any more, so the result starts after the
+// first line break within the first 512 bytes (or the first space, if there is no line break).
+func (r *Redactor) Tail(b []byte, max int, partial bool) ([]byte, bool) {
+	out, cut := TailBytes(r.Bytes(b), max)
+	if !cut && !partial {
+		return out, false
+	}
+	head := out[:min(len(out), fragmentWindow)]
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		return out[i+1:], true
+	}
+	if i := bytes.IndexAny(head, " \t"); i >= 0 {
+		return out[i+1:], true
+	}
+	return out, true
+}
+
 // JSON redacts a JSON document: every string (member names included) passes String, and the
 // values under sensitive keys — object members whose name matches, and the value of
 // {"key"|"name": <sensitive>, "value": …} pairs — are replaced whole (strings and numbers

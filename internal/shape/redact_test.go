@@ -318,3 +318,30 @@ func TestBuiltinRulesFitTheTriggerLabels(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactorTail(t *testing.T) {
+	r := NewRedactor(RedactorOptions{})
+	token := "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+	tests := []struct {
+		name     string
+		in       string
+		max      int
+		partial  bool
+		want     string
+		wantTrim bool
+	}{
+		{name: "short complete output is kept", in: "ok\ndone\n", max: 100, want: "ok\ndone\n"},
+		{name: "a secret is redacted before the cut", in: "token " + token + "\nnext\n", max: 10, want: "next\n", wantTrim: true},
+		{name: "the partial first line of a ring is dropped", in: "4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\nbuild ok\n", max: 100, partial: true, want: "build ok\n", wantTrim: true},
+		{name: "without a line break the first word goes", in: "O5p6Q7r8 then more output", max: 100, partial: true, want: "then more output", wantTrim: true},
+		{name: "a whole secret inside the tail is redacted", in: "start\nuse " + token + "\n", max: 100, partial: true, want: "use [REDACTED]\n", wantTrim: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, trimmed := r.Tail([]byte(tt.in), tt.max, tt.partial)
+			if string(got) != tt.want || trimmed != tt.wantTrim {
+				t.Errorf("Tail = %q, %v; want %q, %v", got, trimmed, tt.want, tt.wantTrim)
+			}
+		})
+	}
+}
