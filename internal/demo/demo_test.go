@@ -35,7 +35,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		"payment declined for order",
 		"get_run ",
 		"INSERT orders",
-		"get_last_job_result nightly-invoices → succeeded, exit code 0",
+		"get_last_job_result nightly-invoices → succeeded, exit code 0, previous run failed",
 		"analyze_service_performance shop-api → 60 spans",
 		"SELECT orders GROUP BY day",
 	} {

@@ -51,7 +51,9 @@ func (q *Querier) LastJob(ctx context.Context, jq telemetry.JobQuery) (telemetry
 		}
 		jobStatus := jobStatus(job, status)
 		if res.Found {
-			if job.ID == res.JobID {
+			// The run before is the next older execution of the same job; executions often
+			// carry their own job ids, so the job is known by its name.
+			if jobName == res.JobName {
 				res.Previous, res.PreviousStartMs = jobStatus, telemetry.NsToMs(start)
 				break
 			}
