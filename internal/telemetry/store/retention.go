@@ -63,13 +63,20 @@ func (s *Store) pruneOlderThan(ctx context.Context, table string, cutoff int64) 
 }
 
 // pruneToSize deletes the oldest rows, always from the table holding the oldest one so both
-// age together, until the used size is under the target.
+// age together, until the used size is under the target. Each batch is sized from the average
+// row size so a small store is not emptied by one coarse batch.
 func (s *Store) pruneToSize(ctx context.Context) (int64, error) {
 	target := int64(float64(s.opts.MaxBytes) * sizeTargetRatio)
 	used, err := s.usedBytes(ctx)
 	if err != nil || used <= s.opts.MaxBytes {
 		return 0, err
 	}
+	var rows int64
+	if err := s.readers.QueryRowContext(ctx,
+		`SELECT (SELECT COUNT(*) FROM `+TracesTable+`) + (SELECT COUNT(*) FROM `+LogsTable+`)`).Scan(&rows); err != nil {
+		return 0, fmt.Errorf("count rows: %w", err)
+	}
+	rowBytes := max(used/max(rows, 1), 1)
 	var total int64
 	for used > target {
 		table, ok, err := s.tableWithOldestRow(ctx)
@@ -79,9 +86,10 @@ func (s *Store) pruneToSize(ctx context.Context) (int64, error) {
 		if !ok {
 			return total, nil // nothing left to delete: the size is schema and free pages
 		}
+		batch := min((used-target)/rowBytes+1, pruneBatchRows)
 		query := `DELETE FROM ` + table + ` WHERE Seq IN (SELECT Seq FROM ` + table +
 			` ORDER BY Timestamp LIMIT ?)`
-		n, err := s.deleteBatch(ctx, query, pruneBatchRows)
+		n, err := s.deleteBatch(ctx, query, batch)
 		total += n
 		if err != nil {
 			return total, fmt.Errorf("prune %s by size: %w", table, err)
