@@ -155,3 +155,28 @@ func firstLine(b []byte) string {
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	return string(line)
 }
+
+func TestClashingGoNamesAreReportedBeforeRendering(t *testing.T) {
+	tests := []struct {
+		name    string
+		replace map[string][]byte
+		want    string
+	}{
+		{"a definition named like a registry type", map[string][]byte{"defs/tool.json": []byte(`{
+			"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://runlens.dev/schemas/defs/tool.json",
+			"description": "A clash.", "type": "string", "enum": ["a"]}`)},
+			"Go name Tool is declared for"},
+		{"enum values that differ only in punctuation", map[string][]byte{"defs/status.json": []byte(`{
+			"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://runlens.dev/schemas/defs/status.json",
+			"description": "A verdict.", "type": "string", "enum": ["no-data", "no_data"]}`)},
+			"Go name StatusNoData is declared for the \"no-data\" value"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Generate(fixtureFS(t, tc.replace), "schemas")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want it to say %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -26,6 +26,9 @@ type Output struct {
 // Render renders the gen/ package and the bundled schemas.
 func (m *Model) Render() (*Output, error) {
 	out := &Output{Gen: map[string][]byte{}, Bundled: map[string][]byte{}}
+	if err := m.checkIdentifiers(); err != nil {
+		return nil, err
+	}
 	decls, err := m.goTypeDecls()
 	if err != nil {
 		return nil, err

@@ -55,3 +55,22 @@ func TestToolSnapshotsMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactProfileBootstrapFitsItsBudget measures tools/list as served (compact JSON of
+// every entry): the compact profile exists to be small, so it must stay within 4 KiB. The full
+// profile's size is logged for the benchmark table.
+func TestCompactProfileBootstrapFitsItsBudget(t *testing.T) {
+	_, m := generateProject(t)
+	full, err := m.ToolsListSize(m.Full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, err := m.ToolsListSize(m.Compact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools/list: full profile %d bytes, compact profile %d bytes", full, compact)
+	if compact > 4096 {
+		t.Errorf("compact profile tools/list is %d bytes, over its 4096-byte budget", compact)
+	}
+}
