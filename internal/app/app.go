@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/commands"
 	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/docs"
@@ -30,11 +29,7 @@ import (
 // LoadConfig reads the effective configuration for a project: defaults, runlens.json,
 // RUNLENS_* variables, then flags.
 func LoadConfig(cwd string, getenv func(string) string, flags config.Overrides) (*config.Config, error) {
-	loader, err := config.NewLoader([]byte(gen.ConfigSchema))
-	if err != nil {
-		return nil, fmt.Errorf("load configuration schema: %w", err)
-	}
-	return loader.Load(cwd, getenv, flags)
+	return config.Load(cwd, getenv, flags)
 }
 
 // App is runlens assembled from one configuration.

@@ -39,11 +39,7 @@ func (d appDoctor) deps() doctor.Deps {
 			if err != nil {
 				return err
 			}
-			loader, err := config.NewLoader([]byte(gen.ConfigSchema))
-			if err != nil {
-				return err
-			}
-			return loader.Check(config.FileName, data)
+			return config.Check(config.FileName, data)
 		}
 	}
 	if cfg.Telemetry.Source.Kind == config.SourceSQLite || cfg.Telemetry.Source.Kind == "" {
