@@ -38,8 +38,13 @@ const (
 )
 
 // secretPrefix is how much of a secret value the trigger index holds; the full value is then
-// confirmed by substring search.
-const secretPrefix = 12
+// confirmed by substring search. secretIndexBytes bounds the index's share of all secrets, so
+// the automaton's states stay countable in 16 bits however many secrets are configured: with
+// many secrets, each contributes a shorter prefix.
+const (
+	secretPrefix     = 12
+	secretIndexBytes = 48 << 10
+)
 
 // NewRedactor returns a Redactor with the built-in patterns, the sensitive keys and the secret
 // values of o.
@@ -48,7 +53,7 @@ func NewRedactor(o RedactorOptions) *Redactor {
 	if keys == nil {
 		keys = DefaultSensitiveKeys()
 	}
-	r := &Redactor{rules: builtinRules, keys: newKeyMatcher(keys)}
+	r := &Redactor{rules: builtinRules(), keys: newKeyMatcher(keys)}
 	for _, v := range o.SecretValues {
 		if len(v) >= minSecretValue && !slices.Contains(r.secrets, v) {
 			r.secrets = append(r.secrets, v)
@@ -67,8 +72,12 @@ func NewRedactor(o RedactorOptions) *Redactor {
 	for i, ru := range r.rules {
 		add(i, ru.triggers...)
 	}
+	prefix := secretPrefix
+	if len(r.secrets) > 0 {
+		prefix = max(1, min(secretPrefix, secretIndexBytes/len(r.secrets)))
+	}
 	for _, v := range r.secrets {
-		add(labelSecret, v[:min(len(v), secretPrefix)])
+		add(labelSecret, v[:min(len(v), prefix)])
 	}
 	add(labelEncoded, "%", "+")
 	add(labelEscape, `\u`, `\/`)

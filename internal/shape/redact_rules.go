@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A rule finds one kind of secret. Its triggers are words (ASCII case ignored) without one of
@@ -56,140 +57,144 @@ func (r *rule) apply(s string) string {
 // encrypted) and of PGP private key blocks.
 const pemLabel = `[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`
 
-// builtinRules are applied in order: whole key blocks first, then header and URL credentials,
-// then key=value pairs, then token shapes recognisable on their own.
-var builtinRules = []rule{
-	{
-		name:     "pem private key block",
-		triggers: []string{"PRIVATE KEY"},
-		re:       regexp.MustCompile(`-----BEGIN ` + pemLabel + `(?s:.*?)-----END ` + pemLabel),
-	},
-	{
-		// A block cut off by a tail or a byte cap has no END: everything after BEGIN may be key.
-		name:     "pem private key without end",
-		triggers: []string{"PRIVATE KEY"},
-		re:       regexp.MustCompile(`-----BEGIN ` + pemLabel + `(?s:.*)`),
-	},
-	{
-		// A tail that starts inside a block has no BEGIN: the base64 lines before END are key.
-		name:     "pem private key without begin",
-		triggers: []string{"PRIVATE KEY"},
-		re:       regexp.MustCompile(`(?m)^[A-Za-z0-9+/=\r\n]*-----END ` + pemLabel),
-	},
-	{
-		name:     "authorization header",
-		triggers: []string{"authorization"},
-		re: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?` +
-			`(?:(?:bearer|basic|digest|token|negotiate|ntlm|apikey|aws4-hmac-sha256)\s+)?([^\s"',;&]+)`),
-		groups: []int{1},
-	},
-	{
-		name:     "bearer token",
-		triggers: []string{"bearer"},
-		re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
-		groups:   []int{1},
-		valid:    looksRandom,
-	},
-	{
-		name:     "basic credentials",
-		triggers: []string{"basic"},
-		re:       regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})`),
-		groups:   []int{1},
-		valid:    isBasicCredentials,
-	},
-	{
-		name:     "url userinfo password",
-		triggers: []string{"@"},
-		re:       regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>]*:([^\s/?#@"'<>]+)@`),
-		groups:   []int{1},
-	},
-	{
-		name:     "go mysql dsn password",
-		triggers: []string{"@tcp(", "@unix(", "@udp("},
-		re:       regexp.MustCompile(`[\w.\-]+:([^\s:/@"']+)@(?:tcp|unix|udp)\(`),
-		groups:   []int{1},
-	},
-	{
-		// password=…, api_key: …, "client_secret":"…" in text, query strings, DSNs and configs;
-		// the key must end in the credential word, so "max_tokens=100" is left alone.
-		name:     "credential pair",
-		triggers: []string{"pass", "pwd", "secret", "token", "key", "credential", "signature"},
-		re: regexp.MustCompile(`(?i)\b[\w.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|` +
-			`access[_\-]?key|private[_\-]?key|credentials?|signature)["']?\s*[:=]\s*` +
-			`(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'&;,<>(){}\[\]]+))`),
-		groups: []int{1, 2, 3},
-		valid:  notPlaceholder,
-	},
-	{
-		name:     "url signature or key parameter",
-		triggers: []string{"sig=", "key="},
-		re:       regexp.MustCompile(`(?i)[?&](?:sig|key|x-amz-security-token)=([^&\s#"'<>]+)`),
-		groups:   []int{1},
-	},
-	{
-		name: "aws access key id",
-		triggers: []string{"AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA",
-			"AROA", "APKA", "ASCA"},
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}\b`),
-	},
-	{
-		// A 40-character secret access key is only recognisable next to its name.
-		name:     "aws secret access key",
-		triggers: []string{"aws"},
-		re:       regexp.MustCompile(`(?i)aws[\w.\-]{0,30}?["'\s:=]{1,5}([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
-		groups:   []int{1},
-		valid:    mixedCase,
-	},
-	{
-		name:     "github token",
-		triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`),
-	},
-	{
-		name:     "gitlab token",
-		triggers: []string{"glpat-"},
-		re:       regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`),
-	},
-	{
-		name:     "slack token",
-		triggers: []string{"xox", "xapp-"},
-		re:       regexp.MustCompile(`\b(?:xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,})`),
-	},
-	{
-		name:     "slack webhook",
-		triggers: []string{"hooks.slack.com"},
-		re:       regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9_/\-]+)`),
-		groups:   []int{1},
-	},
-	{
-		// OpenAI, Anthropic and similar "sk-" keys: the random part mixes cases and digits,
-		// which tells them from "sk-learn-tutorial".
-		name:     "sk- api key",
-		triggers: []string{"sk-"},
-		re:       regexp.MustCompile(`\bsk-(?:proj-|ant-|svcacct-|admin-)?(?:api\d\d-)?[A-Za-z0-9_\-]{20,}`),
-		valid:    func(s string) bool { return mixedCase(s) && strings.ContainsAny(s, "0123456789") },
-	},
-	{
-		name:     "stripe-style key",
-		triggers: []string{"_live_", "_test_", "whsec_"},
-		re:       regexp.MustCompile(`\b(?:(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})`),
-	},
-	{
-		name:     "npm or hugging face token",
-		triggers: []string{"npm_", "hf_"},
-		re:       regexp.MustCompile(`\b(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z]{34,})\b`),
-	},
-	{
-		name:     "google api key",
-		triggers: []string{"AIza"},
-		re:       regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`),
-	},
-	{
-		name:     "jwt",
-		triggers: []string{"eyJ"},
-		re:       regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`),
-	},
-}
+// builtinRules returns the rules, compiled on first use rather than at program start (every
+// command of the binary would pay for it otherwise). They are applied in order: whole key blocks
+// first, then header and URL credentials, then key=value pairs, then token shapes recognisable
+// on their own.
+var builtinRules = sync.OnceValue(func() []rule {
+	return []rule{
+		{
+			name:     "pem private key block",
+			triggers: []string{"PRIVATE KEY"},
+			re:       regexp.MustCompile(`-----BEGIN ` + pemLabel + `(?s:.*?)-----END ` + pemLabel),
+		},
+		{
+			// A block cut off by a tail or a byte cap has no END: everything after BEGIN may be key.
+			name:     "pem private key without end",
+			triggers: []string{"PRIVATE KEY"},
+			re:       regexp.MustCompile(`-----BEGIN ` + pemLabel + `(?s:.*)`),
+		},
+		{
+			// A tail that starts inside a block has no BEGIN: the base64 lines before END are key.
+			name:     "pem private key without begin",
+			triggers: []string{"PRIVATE KEY"},
+			re:       regexp.MustCompile(`(?m)^[A-Za-z0-9+/=\r\n]*-----END ` + pemLabel),
+		},
+		{
+			name:     "authorization header",
+			triggers: []string{"authorization"},
+			re: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?` +
+				`(?:(?:bearer|basic|digest|token|negotiate|ntlm|apikey|aws4-hmac-sha256)\s+)?([^\s"',;&]+)`),
+			groups: []int{1},
+		},
+		{
+			name:     "bearer token",
+			triggers: []string{"bearer"},
+			re:       regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`),
+			groups:   []int{1},
+			valid:    looksRandom,
+		},
+		{
+			name:     "basic credentials",
+			triggers: []string{"basic"},
+			re:       regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})`),
+			groups:   []int{1},
+			valid:    isBasicCredentials,
+		},
+		{
+			name:     "url userinfo password",
+			triggers: []string{"@"},
+			re:       regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>]*:([^\s/?#@"'<>]+)@`),
+			groups:   []int{1},
+		},
+		{
+			name:     "go mysql dsn password",
+			triggers: []string{"@tcp(", "@unix(", "@udp("},
+			re:       regexp.MustCompile(`[\w.\-]+:([^\s:/@"']+)@(?:tcp|unix|udp)\(`),
+			groups:   []int{1},
+		},
+		{
+			// password=…, api_key: …, "client_secret":"…" in text, query strings, DSNs and configs;
+			// the key must end in the credential word, so "max_tokens=100" is left alone.
+			name:     "credential pair",
+			triggers: []string{"pass", "pwd", "secret", "token", "key", "credential", "signature"},
+			re: regexp.MustCompile(`(?i)\b[\w.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|` +
+				`access[_\-]?key|private[_\-]?key|credentials?|signature)["']?\s*[:=]\s*` +
+				`(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'&;,<>(){}\[\]]+))`),
+			groups: []int{1, 2, 3},
+			valid:  notPlaceholder,
+		},
+		{
+			name:     "url signature or key parameter",
+			triggers: []string{"sig=", "key="},
+			re:       regexp.MustCompile(`(?i)[?&](?:sig|key|x-amz-security-token)=([^&\s#"'<>]+)`),
+			groups:   []int{1},
+		},
+		{
+			name: "aws access key id",
+			triggers: []string{"AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA",
+				"AROA", "APKA", "ASCA"},
+			re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}\b`),
+		},
+		{
+			// A 40-character secret access key is only recognisable next to its name.
+			name:     "aws secret access key",
+			triggers: []string{"aws"},
+			re:       regexp.MustCompile(`(?i)aws[\w.\-]{0,30}?["'\s:=]{1,5}([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			groups:   []int{1},
+			valid:    mixedCase,
+		},
+		{
+			name:     "github token",
+			triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+			re:       regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`),
+		},
+		{
+			name:     "gitlab token",
+			triggers: []string{"glpat-"},
+			re:       regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`),
+		},
+		{
+			name:     "slack token",
+			triggers: []string{"xox", "xapp-"},
+			re:       regexp.MustCompile(`\b(?:xox[abposr]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,})`),
+		},
+		{
+			name:     "slack webhook",
+			triggers: []string{"hooks.slack.com"},
+			re:       regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9_/\-]+)`),
+			groups:   []int{1},
+		},
+		{
+			// OpenAI, Anthropic and similar "sk-" keys: the random part mixes cases and digits,
+			// which tells them from "sk-learn-tutorial".
+			name:     "sk- api key",
+			triggers: []string{"sk-"},
+			re:       regexp.MustCompile(`\bsk-(?:proj-|ant-|svcacct-|admin-)?(?:api\d\d-)?[A-Za-z0-9_\-]{20,}`),
+			valid:    func(s string) bool { return mixedCase(s) && strings.ContainsAny(s, "0123456789") },
+		},
+		{
+			name:     "stripe-style key",
+			triggers: []string{"_live_", "_test_", "whsec_"},
+			re:       regexp.MustCompile(`\b(?:(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})`),
+		},
+		{
+			name:     "npm or hugging face token",
+			triggers: []string{"npm_", "hf_"},
+			re:       regexp.MustCompile(`\b(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z]{34,})\b`),
+		},
+		{
+			name:     "google api key",
+			triggers: []string{"AIza"},
+			re:       regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`),
+		},
+		{
+			name:     "jwt",
+			triggers: []string{"eyJ"},
+			re:       regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`),
+		},
+	}
+})
 
 // notPlaceholder leaves alone values that stand for a secret without being one: the "?" and
 // "$1" of normalized statements, format verbs, and masks.
