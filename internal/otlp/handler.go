@@ -89,16 +89,16 @@ func NewHandler(sink Sink, o Options) http.Handler {
 	return mux
 }
 
-// signal is one of the OTLP signal kinds.
-type signal int
+// signalKind is one of the OTLP signals.
+type signalKind int
 
 const (
-	signalTraces signal = iota
+	signalTraces signalKind = iota
 	signalLogs
 	signalMetrics
 )
 
-func (rc *receiver) serve(sig signal) http.Handler {
+func (rc *receiver) serve(sig signalKind) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)

@@ -1,0 +1,172 @@
+package otlp
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/runlens/runlens/internal/telemetry/store"
+)
+
+// helperStoreEnv makes the test binary act as a receiver process serving the store at its
+// value (see TestMain): the durability test kills and restarts it.
+const helperStoreEnv = "RUNLENS_OTLP_HELPER_STORE"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(helperStoreEnv); path != "" {
+		os.Exit(serveHelper(path))
+	}
+	os.Exit(m.Run())
+}
+
+// serveHelper serves a receiver on a loopback port into the store at path, printing
+// "ADDR host:port" once it accepts connections, until SIGTERM (or SIGKILL).
+func serveHelper(path string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	st, err := store.Open(ctx, store.Options{Path: path})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "open store:", err)
+		return 1
+	}
+	defer st.Close()
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "listen:", err)
+		return 1
+	}
+	srv := NewServer(NewHandler(st, Options{}))
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	fmt.Printf("ADDR %s\n", ln.Addr())
+	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+		fmt.Fprintln(os.Stderr, "serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// startReceiver serves a receiver into a fresh store on 127.0.0.1:0 and returns its base URL
+// and the store, both closed when the test ends.
+func startReceiver(t testing.TB, o Options) (string, *store.Store) {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Options{Path: filepath.Join(t.TempDir(), "telemetry.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveSink(t, st, o), st
+}
+
+// serveSink serves a receiver into sink and returns its base URL.
+func serveSink(t testing.TB, sink Sink, o Options) string {
+	t.Helper()
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(NewHandler(sink, o))
+	go srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed at cleanup
+	t.Cleanup(func() {
+		srv.Close()
+		if c, ok := sink.(io.Closer); ok {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// post sends body to url with the given headers and returns the status, the response body and
+// its content type.
+func post(t testing.TB, url, contentType, contentEncoding string, body []byte) (int, []byte, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	if contentEncoding != "" {
+		req.Header.Set("Content-Encoding", contentEncoding)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b, resp.Header.Get("Content-Type")
+}
+
+// testTraceID returns a distinct non-zero trace id for n.
+func testTraceID(n uint64) pcommon.TraceID {
+	var id pcommon.TraceID
+	binary.BigEndian.PutUint64(id[:8], 0x0af7651916cd43dd)
+	binary.BigEndian.PutUint64(id[8:], n+1)
+	return id
+}
+
+// testSpanID returns a distinct non-zero span id for n.
+func testSpanID(n uint64) pcommon.SpanID {
+	var id pcommon.SpanID
+	binary.BigEndian.PutUint64(id[:], 0xb7ad6b7100000000|(n+1))
+	return id
+}
+
+// makeTraces builds n spans of service, all in trace traceN, with span ids from firstSpan on.
+func makeTraces(service string, traceN, firstSpan uint64, n int) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", service)
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	now := time.Now()
+	for i := range n {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID(testTraceID(traceN))
+		sp.SetSpanID(testSpanID(firstSpan + uint64(i)))
+		sp.SetName("work")
+		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(now))
+		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(now.Add(time.Millisecond)))
+		sp.Attributes().PutStr("http.request.method", "GET")
+	}
+	return td
+}
+
+func protoTraces(t testing.TB, td ptrace.Traces) []byte {
+	t.Helper()
+	b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// countRows counts the rows of table (otel_traces or otel_logs) in st.
+func countRows(t testing.TB, st *store.Store, table string) int {
+	t.Helper()
+	var n int
+	if err := st.DB().QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// openReadOnly opens the store at path for reading, as a separate serve process would.
+func openReadOnly(path string) (*store.Store, error) {
+	return store.Open(context.Background(), store.Options{Path: path, ReadOnly: true})
+}
