@@ -72,18 +72,21 @@ const errorSchema = "defs/error.json"
 
 // checkAnswer asserts that a client's answer to call is the expected kind (success or the
 // expected tool error), that its structuredContent validates against the published output
-// schema (or the error schema), and that the text block carries the same JSON. structured
-// is required when the negotiated revision carries structuredContent.
+// schema (or the error schema), and that the text block carries the same JSON. A successful
+// answer must carry structuredContent when structured is set (revisions from 2025-06-18).
 func checkAnswer(t testing.TB, client string, call toolCall, a answer, structured bool) {
 	t.Helper()
 	where := fmt.Sprintf("%s: %s %s", client, call.label, call.args)
 	body := a.structured
 	switch {
-	case body == nil && structured:
+	case body == nil && structured && call.wantError == "":
 		t.Errorf("%s: no structuredContent; text: %.300s", where, a.text)
 		return
 	case body == nil:
-		body = json.RawMessage(a.text) // before 2025-06-18 the JSON travels as text only
+		// Before 2025-06-18 the JSON travels as text only, and a tool error may carry its
+		// error object as text alone (clients that check structuredContent against the
+		// tool's output schema do so even for error results).
+		body = json.RawMessage(a.text)
 	case a.text != "" && !sameJSON(body, []byte(a.text)):
 		t.Errorf("%s: the text block is not the structuredContent's JSON:\ntext: %.300s\nstructured: %.300s", where, a.text, body)
 	}

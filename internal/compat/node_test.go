@@ -8,11 +8,19 @@ import (
 )
 
 // nodeEnv is the environment of a Node client: a private HOME, so no client reads or writes a
-// developer's own settings (the Inspector keeps a catalog and OAuth state under HOME).
+// developer's own settings (the Inspector keeps a catalog and OAuth state under HOME), and a
+// compile cache shared by the run, so the many short client processes start as an installed
+// CLI would after its first use.
 func nodeEnv(t testing.TB) []string {
 	t.Helper()
 	home := t.TempDir()
-	return []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "NO_COLOR=1", "FORCE_COLOR=0"}
+	return []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"NODE_COMPILE_CACHE=" + filepath.Join(buildDir, "node-compile-cache"),
+		"NO_COLOR=1",
+		"FORCE_COLOR=0",
+	}
 }
 
 // scriptDir copies the Node scripts of testdata/ into a fresh folder beside a node_modules link

@@ -84,6 +84,15 @@ func startBackground(t testing.TB, o runOpts, name string, args ...string) (stdo
 		close(done)
 	}()
 	t.Cleanup(func() {
+		// SIGTERM first, so a gateway can stop the servers it started in groups of their own;
+		// then SIGKILL whatever is left.
+		_ = terminateProcessGroup(cmd)
+		select {
+		case <-done:
+			cancel()
+			return
+		case <-time.After(5 * time.Second):
+		}
 		cancel()
 		select {
 		case <-done:
