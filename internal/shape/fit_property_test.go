@@ -64,7 +64,7 @@ func text(nonEmpty bool) *rapid.Generator[string] {
 		var repeat int
 		switch size := rapid.IntRange(0, 19).Draw(t, "size"); {
 		case size == 0:
-			repeat = rapid.IntRange(500, 2000).Draw(t, "huge")
+			repeat = rapid.IntRange(300, 1500).Draw(t, "huge")
 		case size < 5:
 			repeat = rapid.IntRange(5, 200).Draw(t, "long")
 		default:
@@ -102,7 +102,7 @@ func genAnswer(t *rapid.T) map[string]any {
 	many := rapid.Bool().Draw(t, "many items")
 	n := rapid.IntRange(0, 60).Draw(t, "runs")
 	if many {
-		n = rapid.IntRange(1000, 10000).Draw(t, "many runs")
+		n = rapid.IntRange(1000, 4000).Draw(t, "many runs")
 	}
 	name, service := rapid.StringN(1, 40, -1).Draw(t, "name"), rapid.StringN(1, 40, -1).Draw(t, "service")
 	runs := make([]any, n)
