@@ -190,10 +190,9 @@ func (c *Corpus) refreshLocked(ctx context.Context) error {
 		old := plan.jobs[i].old
 		switch {
 		case p.doc == nil:
+			// Keep the version indexed before, if any: its size and time no longer match, so
+			// the next refresh tries again, and Get always reads afresh with every check.
 			skips.Unreadable++
-			if old != nil {
-				c.idx.remove(old)
-			}
 		case old != nil && old.slug == p.doc.slug:
 			c.idx.replace(old, p.doc, p.counts)
 		default:
@@ -225,11 +224,14 @@ func (c *Corpus) lost() error {
 // parsedDoc is the outcome of a parseJob; doc is nil when the file could not be read.
 type parsedDoc struct {
 	doc    *document
-	counts map[string]fieldCounts
+	counts map[string]*fieldCounts
 }
 
 // parseAll reads and parses files, spreading a large batch (the first build) over the CPUs.
 func parseAll(ctx context.Context, root *os.Root, jobs []parseJob, maxBytes int64) ([]parsedDoc, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
 	out := make([]parsedDoc, len(jobs))
 	workers := min(runtime.GOMAXPROCS(0), 8, 1+len(jobs)/32)
 	var wg sync.WaitGroup
@@ -255,6 +257,12 @@ func parseAll(ctx context.Context, root *os.Root, jobs []parseJob, maxBytes int6
 
 func parseOne(root *os.Root, j parseJob, maxBytes int64) parsedDoc {
 	data, info, err := readFile(root, j.file, maxBytes)
+	if errors.Is(err, errChanged) {
+		// Replaced since the walk, as an editor's atomic save does: look once more.
+		if f, serr := statFile(root, j.file.path); serr == nil && f.size <= maxBytes {
+			data, info, err = readFile(root, f, maxBytes)
+		}
+	}
 	if err != nil {
 		return parsedDoc{}
 	}

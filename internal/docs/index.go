@@ -52,40 +52,51 @@ func newIndex() *index {
 
 // countTerms tokenizes a parsed document into per-field counts: the title, the headings, and
 // everything else (paragraphs, lists, code, and a front-matter description) as body.
-func countTerms(d *document, fm frontMatter) map[string]fieldCounts {
-	counts := make(map[string]fieldCounts)
-	bump := func(field func(*fieldCounts) *uint16) func(token) {
-		return func(t token) {
-			c := counts[t.term]
-			if p := field(&c); *p < 1<<16-1 {
-				*p++
-			}
+func countTerms(d *document, fm frontMatter) map[string]*fieldCounts {
+	counts := make(map[string]*fieldCounts)
+	const (
+		title = iota
+		heading
+		body
+	)
+	field := title
+	count := func(t token) {
+		c := counts[t.term]
+		if c == nil {
+			c = new(fieldCounts)
 			counts[t.term] = c
 		}
+		var n *uint16
+		switch field {
+		case title:
+			n = &c.title
+		case heading:
+			n = &c.heading
+		default:
+			n = &c.body
+			d.bodyLen++
+		}
+		if *n < 1<<16-1 {
+			*n++
+		}
 	}
-	title := bump(func(c *fieldCounts) *uint16 { return &c.title })
-	heading := bump(func(c *fieldCounts) *uint16 { return &c.heading })
-	bodyCount := bump(func(c *fieldCounts) *uint16 { return &c.body })
-	body := func(t token) {
-		d.bodyLen++
-		bodyCount(t)
-	}
-	eachToken(d.title, title)
-	if fm.description != "" {
-		eachToken(fm.description, body)
-	}
+	eachToken(d.title, count)
+	field = body
+	eachToken(fm.description, count)
 	pos := 0
 	for _, s := range d.sections {
-		eachToken(d.text[pos:s.textStart], body)
-		eachToken(d.text[s.textStart:s.headingEnd], heading)
+		eachToken(d.text[pos:s.textStart], count)
+		field = heading
+		eachToken(d.text[s.textStart:s.headingEnd], count)
+		field = body
 		pos = s.headingEnd
 	}
-	eachToken(d.text[pos:], body)
+	eachToken(d.text[pos:], count)
 	return counts
 }
 
 // add puts a document with its term counts into the index.
-func (x *index) add(d *document, counts map[string]fieldCounts) {
+func (x *index) add(d *document, counts map[string]*fieldCounts) {
 	x.insert(d, counts)
 	x.dirty = true
 }
@@ -98,7 +109,7 @@ func (x *index) remove(d *document) {
 
 // replace swaps a document for a new version under the same slug. The slug order is unchanged,
 // so the listing is patched in place instead of sorted again.
-func (x *index) replace(old, d *document, counts map[string]fieldCounts) {
+func (x *index) replace(old, d *document, counts map[string]*fieldCounts) {
 	x.delete(old)
 	x.insert(d, counts)
 	i, found := slices.BinarySearchFunc(x.sorted, old.slug, func(e *document, slug string) int {
@@ -111,7 +122,7 @@ func (x *index) replace(old, d *document, counts map[string]fieldCounts) {
 	}
 }
 
-func (x *index) insert(d *document, counts map[string]fieldCounts) {
+func (x *index) insert(d *document, counts map[string]*fieldCounts) {
 	d.terms = make([]*termEntry, 0, len(counts))
 	for term, c := range counts {
 		e := x.terms[term]
@@ -119,7 +130,7 @@ func (x *index) insert(d *document, counts map[string]fieldCounts) {
 			e = &termEntry{term: strings.Clone(term)}
 			x.terms[e.term] = e
 		}
-		e.postings = append(e.postings, posting{doc: d, fieldCounts: c})
+		e.postings = append(e.postings, posting{doc: d, fieldCounts: *c})
 		d.terms = append(d.terms, e)
 	}
 	x.byPath[d.path] = d
