@@ -160,8 +160,8 @@ func (r *Redactor) Tail(b []byte, max int, partial bool) ([]byte, bool) {
 	return out, true
 }
 
-// JSON redacts a JSON document: every string (member names included) passes String, and the
-// values under sensitive keys — object members whose name matches, and the value of
+// JSON redacts a JSON document: every string (member names included) passes String, except a
+// base64url `nextCursor` (the server's own, see isCursorText), and the values under sensitive keys — object members whose name matches, and the value of
 // {"key"|"name": <sensitive>, "value": …} pairs — are replaced whole (strings and numbers
 // become Redacted; nested values are redacted leaf by leaf). The result is rebuilt from decoded
 // strings, so redaction never breaks the JSON. A document in which no trigger word, secret or
@@ -234,10 +234,29 @@ func (w *jsonRedaction) walk(n *node) bool {
 				changed = redactAll(k) || changed
 				continue
 			}
+			if n.keys[i] == "nextCursor" && isCursorText(k) {
+				continue
+			}
 			changed = w.walk(k) || changed
 		}
 	}
 	return changed
+}
+
+// isCursorText reports whether n is a string Codec could have minted. Such cursors are the
+// server's own random-looking bytes: a pattern could match a stretch of them by chance (one in
+// some millions), and a redacted cursor would break the next page.
+func isCursorText(n *node) bool {
+	if n.kind != kindString || len(n.str) > 200 {
+		return false
+	}
+	for i := 0; i < len(n.str); i++ {
+		c := n.str[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // sensitivePairValue returns the "value" member of an attribute written as

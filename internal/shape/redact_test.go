@@ -208,6 +208,11 @@ func TestRedactorSensitiveKeys(t *testing.T) {
 			want: `{"dbPassword":"[REDACTED]","AccessToken":"[REDACTED]","token_count":3}`,
 		},
 		{
+			name: "the server's own cursors are left intact even where they look like a key",
+			in:   `{"page":{"nextCursor":"AQ-sk-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"},"note":"-sk-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"}`,
+			want: `{"page":{"nextCursor":"AQ-sk-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"},"note":"-[REDACTED]"}`,
+		},
+		{
 			name: "a document without secrets comes back as the same bytes",
 			in:   `{ "status" : "pass" }`,
 			want: `{ "status" : "pass" }`,
