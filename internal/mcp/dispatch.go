@@ -47,6 +47,7 @@ func (ss *session) handleLine(line []byte) {
 	}
 }
 
+// parseError answers a frame that is not JSON; its id cannot be known.
 func parseError() *response {
 	return errorResponse(nullID, &Error{Code: CodeParseError, Message: "parse error: the message is not valid JSON"})
 }
@@ -99,6 +100,8 @@ func (ss *session) handleMessage(obj map[string]json.RawMessage, reply replyFunc
 	}
 }
 
+// handleNotification acts on the notifications the server understands and ignores the rest;
+// none is ever answered.
 func (ss *session) handleNotification(in inbound) {
 	switch in.method {
 	case notifyCancelled:

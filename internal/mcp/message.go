@@ -31,10 +31,12 @@ type notification struct {
 	Params  any    `json:"params,omitempty"`
 }
 
+// resultResponse is a success answer.
 func resultResponse(id json.RawMessage, result any) *response {
 	return &response{JSONRPC: "2.0", ID: id, Result: result}
 }
 
+// errorResponse is an error answer; e's data must already be encodable.
 func errorResponse(id json.RawMessage, e *Error) *response {
 	return &response{JSONRPC: "2.0", ID: id, Error: &wireError{Code: e.Code, Message: e.Message, Data: e.Data}}
 }
@@ -121,6 +123,7 @@ func decodeObject(obj map[string]json.RawMessage) inbound {
 	return in
 }
 
+// invalid marks in as an invalid request answered with msg.
 func invalid(in inbound, msg string) inbound {
 	in.kind = kindInvalid
 	in.err = &Error{Code: CodeInvalidRequest, Message: msg}
