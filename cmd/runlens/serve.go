@@ -64,6 +64,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		h = conformance.Wrap(h)
 	}
 
+	// A host that closes our stdout must not kill the process mid-drain: with SIGPIPE ignored
+	// the write fails with EPIPE and Serve returns.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if cfg.Receiver.Enabled {
