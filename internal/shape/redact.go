@@ -30,9 +30,10 @@ type Redactor struct {
 }
 
 // Labels of the trigger index beyond the rules' own (label i is rule i, so there may be at most
-// 61 rules; a test holds builtinRules to it).
+// 60 rules; a test holds builtinRules to it).
 const (
-	labelSecret  = iota + 61 // a prefix of a secret value: confirm with a substring search
+	labelKey     = iota + 60 // the fragment of a sensitive-key glob: match keys in JSON
+	labelSecret              // a prefix of a secret value: confirm with a substring search
 	labelEncoded             // '%' or '+': secrets may hide in URL-encoded components
 	labelEscape              // a JSON escape that could spell any trigger in other bytes
 )
@@ -43,7 +44,7 @@ const (
 // many secrets, each contributes a shorter prefix.
 const (
 	secretPrefix     = 12
-	secretIndexBytes = 48 << 10
+	secretIndexBytes = 16 << 10
 )
 
 // NewRedactor returns a Redactor with the built-in patterns, the sensitive keys and the secret
@@ -78,6 +79,9 @@ func NewRedactor(o RedactorOptions) *Redactor {
 	}
 	for _, v := range r.secrets {
 		add(labelSecret, v[:min(len(v), prefix)])
+	}
+	for _, g := range r.keys.globs {
+		add(labelKey, g.fragment)
 	}
 	add(labelEncoded, "%", "+")
 	add(labelEscape, `\u`, `\/`)
@@ -169,9 +173,15 @@ func (r *Redactor) Tail(b []byte, max int, partial bool) ([]byte, bool) {
 // not JSON is an error.
 func (r *Redactor) JSON(raw []byte) ([]byte, error) {
 	seen := scan1(r.index, raw)
-	escaped := seen&(1<<labelEscape) != 0
-	globs := r.keys.active(raw, escaped)
-	if len(globs) == 0 && seen&^(1<<labelEncoded) == 0 && (seen == 0 || !mayHideInEncoding(raw)) {
+	if seen == 0 {
+		return raw, nil
+	}
+	var globs []keyGlob
+	if seen&(1<<labelKey|1<<labelEscape) != 0 {
+		globs = r.keys.active(raw, seen&(1<<labelEscape) != 0)
+	}
+	rest := seen &^ (1<<labelKey | 1<<labelEncoded)
+	if len(globs) == 0 && rest == 0 && (seen&(1<<labelEncoded) == 0 || !mayHideInEncoding(raw)) {
 		return raw, nil
 	}
 	root, err := parseJSON(raw)
