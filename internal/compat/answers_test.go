@@ -103,6 +103,13 @@ func checkAnswer(t testing.TB, client string, call toolCall, a answer, structure
 		if fields := schemas(t).validate(t, schema, body); fields != nil {
 			t.Errorf("%s: answer breaks %s: %s\nanswer: %.500s", where, schema, fieldList(fields), body)
 		}
+		if op := routedOperation(call); op != "" {
+			// The router answers with the operation's own output: hold it to that schema too.
+			schema := "bundled/tools/" + op + ".output.json"
+			if fields := schemas(t).validate(t, schema, body); fields != nil {
+				t.Errorf("%s: routed answer breaks %s: %s\nanswer: %.500s", where, schema, fieldList(fields), body)
+			}
+		}
 		return
 	}
 	if !a.isError {
@@ -118,6 +125,18 @@ func checkAnswer(t testing.TB, client string, call toolCall, a answer, structure
 	if err := json.Unmarshal(body, &e); err != nil || e.Code != call.wantError {
 		t.Errorf("%s: want error code %q, got %.300s", where, call.wantError, body)
 	}
+}
+
+// routedOperation is the operation a call of the compact profile's router names, or "".
+func routedOperation(call toolCall) string {
+	if call.tool != "runlens" {
+		return ""
+	}
+	var in struct {
+		Operation string `json:"operation"`
+	}
+	_ = json.Unmarshal(call.args, &in)
+	return in.Operation
 }
 
 // sameJSON reports whether a and b encode the same JSON value.

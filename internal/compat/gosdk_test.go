@@ -16,27 +16,39 @@ import (
 // takes the 2026-07-28 era when offered) and pinned to the 2025-11-25 handshake; with
 // tools/list served in pages of five, walked to the end; every tool called with its valid
 // example, and every structuredContent validated against the published schema here, because
-// this client does not validate.
+// this client does not validate. The compact profile is driven the same way.
 func TestGoSDKClient(t *testing.T) {
 	bin := runlensBinary(t)
 	ws := newWorkspace(t)
-	plan := toolPlan(t)
-	want := registryTools(t)
 
 	tests := []struct {
 		name        string
 		opts        *sdk.ClientSessionOptions
+		profile     string
+		tools       []string
+		plan        []toolCall
 		wantVersion string
 	}{
-		{"default connect probes server/discover and serves the modern era", nil, "2026-07-28"},
-		{"a session pinned to 2025-11-25 uses the initialize handshake", &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}, "2025-11-25"},
+		{
+			name: "default connect probes server/discover and serves the modern era",
+			opts: nil, profile: "full", tools: registryTools(t), plan: toolPlan(t), wantVersion: "2026-07-28",
+		},
+		{
+			name: "a session pinned to 2025-11-25 uses the initialize handshake",
+			opts: &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}, profile: "full",
+			tools: registryTools(t), plan: toolPlan(t), wantVersion: "2025-11-25",
+		},
+		{
+			name: "the compact profile serves the router and its capabilities",
+			opts: nil, profile: "compact", tools: profileTools(t, "compact"), plan: compactPlan(t), wantVersion: "2026-07-28",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
-			cmd := exec.Command(bin, serveArgs(ws, "--page-size", "5")...)
+			cmd := exec.Command(bin, serveArgs(ws, "--page-size", "5", "--profile", tt.profile)...)
 			cmd.Env = serverEnv()
 			client := sdk.NewClient(&sdk.Implementation{Name: "runlens-compat-go-sdk", Version: "1.8.0"}, nil)
 			cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, tt.opts)
@@ -60,14 +72,14 @@ func TestGoSDKClient(t *testing.T) {
 			}
 
 			names, pages := listAllPages(t, ctx, cs)
-			if !slices.Equal(names, want) {
-				t.Errorf("tools/list across pages = %v, want %v", names, want)
+			if !slices.Equal(names, tt.tools) {
+				t.Errorf("tools/list across pages = %v, want %v", names, tt.tools)
 			}
-			if wantPages := (len(want) + 4) / 5; pages != wantPages {
+			if wantPages := (len(tt.tools) + 4) / 5; pages != wantPages {
 				t.Errorf("tools/list took %d pages of five, want %d", pages, wantPages)
 			}
 
-			for _, call := range plan {
+			for _, call := range tt.plan {
 				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: call.tool, Arguments: call.args})
 				if err != nil {
 					t.Errorf("call %s: %v", call.label, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -32,13 +33,16 @@ func TestInspectorCLI(t *testing.T) {
 	entry := toolPath(t, "@modelcontextprotocol/inspector/clients/launcher/build/index.js")
 	nodeBin := node(t)
 	ws := newWorkspace(t)
-	want := registryTools(t)
 
-	inspect := func(t *testing.T, era string, args ...string) proc {
+	inspectProfile := func(t *testing.T, profile, era string, args ...string) proc {
 		t.Helper()
 		argv := append([]string{entry, "--cli", "--format", "json", "--protocol-era", era}, args...)
-		argv = append(append(argv, "--", bin), serveArgs(ws)...)
+		argv = append(append(argv, "--", bin), serveArgs(ws, "--profile", profile)...)
 		return run(t, runOpts{env: nodeEnv(t), timeout: 90 * time.Second}, nodeBin, argv...)
+	}
+	inspect := func(t *testing.T, era string, args ...string) proc {
+		t.Helper()
+		return inspectProfile(t, "full", era, args...)
 	}
 
 	t.Run("ten initialize and tools/list sessions stay under the startup bound", func(t *testing.T) {
@@ -61,12 +65,17 @@ func TestInspectorCLI(t *testing.T) {
 		}
 	})
 
-	for _, era := range inspectorEras {
-		t.Run(fmt.Sprintf("tools/list --strict finds no portability problem in the %s era", era), func(t *testing.T) {
+	listCases := []struct{ profile, era string }{{"full", "legacy"}, {"full", "auto"}, {"full", "modern"}, {"compact", "auto"}}
+	for _, lc := range listCases {
+		t.Run(fmt.Sprintf("tools/list --strict finds no portability problem in the %s profile, %s era", lc.profile, lc.era), func(t *testing.T) {
 			t.Parallel()
-			p := inspect(t, era, "--method", "tools/list", "--strict")
+			want := profileTools(t, lc.profile)
+			p := inspectProfile(t, lc.profile, lc.era, "--method", "tools/list", "--strict")
 			if p.exitCode != inspectorOK {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", p.exitCode, inspectorOK, tail(p.stderr))
+			}
+			if notes := strings.TrimSpace(string(p.stderr)); notes != "" {
+				t.Logf("--strict notes below error severity:\n%s", notes)
 			}
 			var out struct {
 				Result struct {
@@ -88,39 +97,51 @@ func TestInspectorCLI(t *testing.T) {
 		})
 	}
 
+	type callCase struct {
+		profile, era string
+		call         toolCall
+	}
+	var calls []callCase
 	for _, era := range inspectorEras {
 		for _, call := range toolPlan(t) {
-			wantExit := inspectorOK
-			if call.wantError != "" {
-				wantExit = inspectorToolError
-			}
-			name := fmt.Sprintf("tools/call %s exits %d in the %s era", call.label, wantExit, era)
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				p := inspect(t, era, "--method", "tools/call", "--tool-name", call.tool, "--tool-args-json", string(call.args))
-				if p.exitCode != wantExit {
-					t.Fatalf("exit %d, want %d; stderr:\n%s", p.exitCode, wantExit, tail(p.stderr))
-				}
-				var out struct {
-					Result struct {
-						Content []struct {
-							Type string `json:"type"`
-							Text string `json:"text"`
-						} `json:"content"`
-						StructuredContent json.RawMessage `json:"structuredContent"`
-						IsError           bool            `json:"isError"`
-					} `json:"result"`
-				}
-				if err := json.Unmarshal(p.stdout, &out); err != nil {
-					t.Fatalf("decode Inspector output: %v\n%s", err, tail(p.stdout))
-				}
-				a := answer{isError: out.Result.IsError, structured: out.Result.StructuredContent}
-				if len(out.Result.Content) > 0 {
-					a.text = out.Result.Content[0].Text
-				}
-				checkAnswer(t, "inspector "+era, call, a, true)
-			})
+			calls = append(calls, callCase{"full", era, call})
 		}
+	}
+	for _, call := range compactPlan(t) {
+		calls = append(calls, callCase{"compact", "auto", call})
+	}
+	for _, cc := range calls {
+		call := cc.call
+		wantExit := inspectorOK
+		if call.wantError != "" {
+			wantExit = inspectorToolError
+		}
+		name := fmt.Sprintf("tools/call %s exits %d in the %s profile, %s era", call.label, wantExit, cc.profile, cc.era)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := inspectProfile(t, cc.profile, cc.era, "--method", "tools/call", "--tool-name", call.tool, "--tool-args-json", string(call.args))
+			if p.exitCode != wantExit {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", p.exitCode, wantExit, tail(p.stderr))
+			}
+			var out struct {
+				Result struct {
+					Content []struct {
+						Type string `json:"type"`
+						Text string `json:"text"`
+					} `json:"content"`
+					StructuredContent json.RawMessage `json:"structuredContent"`
+					IsError           bool            `json:"isError"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(p.stdout, &out); err != nil {
+				t.Fatalf("decode Inspector output: %v\n%s", err, tail(p.stdout))
+			}
+			a := answer{isError: out.Result.IsError, structured: out.Result.StructuredContent}
+			if len(out.Result.Content) > 0 {
+				a.text = out.Result.Content[0].Text
+			}
+			checkAnswer(t, "inspector "+cc.era, call, a, true)
+		})
 	}
 }
 

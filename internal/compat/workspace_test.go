@@ -124,16 +124,34 @@ var expectedErrors = map[string]string{
 // denies.
 func toolPlan(t testing.TB) []toolCall {
 	t.Helper()
+	return append(examplePlan(t, registryTools(t)), deniedCall)
+}
+
+// compactPlan is the compact profile's two tools, each called with its first valid example,
+// then the denied command through the router.
+func compactPlan(t testing.TB) []toolCall {
+	t.Helper()
+	return append(examplePlan(t, profileTools(t, "compact")), toolCall{
+		label:     "runlens/denied",
+		tool:      "runlens",
+		args:      json.RawMessage(`{"operation":"execute_command","arguments":{"command":"wipe"}}`),
+		wantError: "command_denied",
+	})
+}
+
+// examplePlan calls each tool with its first valid example.
+func examplePlan(t testing.TB, tools []string) []toolCall {
+	t.Helper()
 	root := repoRoot(t)
 	var plan []toolCall
-	for _, name := range registryTools(t) {
+	for _, name := range tools {
 		args, err := os.ReadFile(filepath.Join(root, "schemas", "examples", name, "valid-input-1.json"))
 		if err != nil {
 			t.Fatalf("tool %s has no valid input example: %v", name, err)
 		}
 		plan = append(plan, toolCall{label: name, tool: name, args: compact(t, args), wantError: expectedErrors[name]})
 	}
-	return append(plan, deniedCall)
+	return plan
 }
 
 // deniedCall asks for a command the fixture policy denies by name.
@@ -147,20 +165,25 @@ var deniedCall = toolCall{
 // registryTools lists the full profile's tools in their published order.
 func registryTools(t testing.TB) []string {
 	t.Helper()
+	return profileTools(t, "full")
+}
+
+// profileTools lists a profile's tools in their published order (schemas/registry.json).
+func profileTools(t testing.TB, profile string) []string {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "schemas", "registry.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var reg struct {
-		Full []string `json:"full"`
-	}
+	var reg map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &reg); err != nil {
 		t.Fatalf("decode schemas/registry.json: %v", err)
 	}
-	if len(reg.Full) == 0 {
-		t.Fatal("schemas/registry.json lists no tools in the full profile")
+	var tools []string
+	if err := json.Unmarshal(reg[profile], &tools); err != nil || len(tools) == 0 {
+		t.Fatalf("schemas/registry.json lists no tools for profile %q (%v)", profile, err)
 	}
-	return reg.Full
+	return tools
 }
 
 // compact returns raw JSON without insignificant whitespace.
