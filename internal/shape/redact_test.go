@@ -315,8 +315,8 @@ func TestRedactorCatchesSecretsSideBySide(t *testing.T) {
 
 func TestBuiltinRulesFitTheTriggerLabels(t *testing.T) {
 	rules := builtinRules()
-	if len(rules) >= labelSecret {
-		t.Errorf("%d rules overlap the trigger index's own labels from %d on", len(rules), labelSecret)
+	if len(rules) >= labelKey {
+		t.Errorf("%d rules overlap the trigger index's own labels from %d on", len(rules), labelKey)
 	}
 	for _, ru := range rules {
 		if len(ru.triggers) == 0 {
