@@ -1,49 +1,13 @@
 package shape
 
-// ASCII case folding without allocation: the redactor's prefilters and key globs run on every
-// string of every answer, so they must not copy what they inspect.
+// ASCII case folding without allocation: key globs run on the keys of every redacted answer,
+// so they must not copy what they inspect.
 
 func lowerASCII(b byte) byte {
 	if 'A' <= b && b <= 'Z' {
 		return b + ('a' - 'A')
 	}
 	return b
-}
-
-// containsFold reports whether s contains lowerSub, ignoring ASCII case; lowerSub must be
-// lower case already.
-func containsFold(s, lowerSub string) bool {
-	n := len(lowerSub)
-	if n == 0 {
-		return true
-	}
-	first := lowerSub[0]
-	upper := first
-	if 'a' <= first && first <= 'z' {
-		upper = first - ('a' - 'A')
-	}
-	for i := 0; i+n <= len(s); i++ {
-		if c := s[i]; c != first && c != upper {
-			continue
-		}
-		if equalFoldASCII(s[i:i+n], lowerSub) {
-			return true
-		}
-	}
-	return false
-}
-
-// equalFoldASCII reports whether s equals lowerT ignoring ASCII case.
-func equalFoldASCII(s, lowerT string) bool {
-	if len(s) != len(lowerT) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if lowerASCII(s[i]) != lowerT[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // globFold matches s against a lower-case pattern in which '*' stands for any run of bytes.

@@ -119,6 +119,41 @@ func TestGlobFold(t *testing.T) {
 	}
 }
 
+// containsFold is the obvious substring search the trigger index is checked against.
+func containsFold(s, lowerSub string) bool {
+	n := len(lowerSub)
+	if n == 0 {
+		return true
+	}
+	first := lowerSub[0]
+	upper := first
+	if 'a' <= first && first <= 'z' {
+		upper = first - ('a' - 'A')
+	}
+	for i := 0; i+n <= len(s); i++ {
+		if c := s[i]; c != first && c != upper {
+			continue
+		}
+		if equalFoldASCII(s[i:i+n], lowerSub) {
+			return true
+		}
+	}
+	return false
+}
+
+// equalFoldASCII reports whether s equals lowerT ignoring ASCII case.
+func equalFoldASCII(s, lowerT string) bool {
+	if len(s) != len(lowerT) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if lowerASCII(s[i]) != lowerT[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func TestContainsFold(t *testing.T) {
 	tests := []struct {
 		s, sub string
