@@ -1,0 +1,153 @@
+package otlp
+
+import (
+	"bufio"
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/runlens/runlens/internal/telemetry/store"
+)
+
+// A 200 means committed: the receiver process is killed with SIGKILL at a random moment while
+// batches are in flight, twice, and every batch it acknowledged is in the store afterwards,
+// whole (a batch is one transaction, so none is stored in part).
+func TestAcknowledgedBatchesSurviveSIGKILL(t *testing.T) {
+	const spansPerBatch, senders = 50, 3
+	path := filepath.Join(t.TempDir(), "telemetry.db")
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+
+	var (
+		mu    sync.Mutex
+		acked []uint64
+		next  uint64
+	)
+	for round := range 2 {
+		child, url := startHelper(t, path)
+		killAfter := len(acked) + 5 + rng.IntN(25)
+		var wg sync.WaitGroup
+		for range senders {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					mu.Lock()
+					n := next
+					next++
+					mu.Unlock()
+					body := protoTraces(t, makeTraces("durable", n, 0, spansPerBatch))
+					req, _ := http.NewRequest(http.MethodPost, url+TracesPath, strings.NewReader(string(body)))
+					req.Header.Set("Content-Type", ctProto)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						return // the receiver is gone
+					}
+					resp.Body.Close()
+					if resp.StatusCode == http.StatusOK {
+						mu.Lock()
+						acked = append(acked, n)
+						mu.Unlock()
+					}
+				}
+			}()
+		}
+		waitUntil(t, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(acked) >= killAfter
+		})
+		if err := child.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = child.Wait()
+		wg.Wait()
+		t.Logf("round %d: killed after %d acknowledged batches, %d sent", round, len(acked), next)
+	}
+
+	st, err := store.Open(context.Background(), store.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, n := range acked {
+		var count int
+		if err := st.DB().QueryRow("SELECT COUNT(*) FROM otel_traces WHERE TraceId = ?", testTraceID(n).String()).Scan(&count); err != nil {
+			t.Fatal(err)
+		}
+		if count != spansPerBatch {
+			t.Errorf("acknowledged batch %d has %d of its %d spans", n, count, spansPerBatch)
+		}
+	}
+	rows, err := st.DB().Query("SELECT COUNT(*) FROM otel_traces GROUP BY TraceId HAVING COUNT(*) <> ?", spansPerBatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		t.Error("a batch is stored in part")
+	}
+	if st2, err := st.Stats(context.Background()); err != nil || st2.Integrity != "ok" {
+		t.Errorf("integrity after two kills: %q (%v)", st2.Integrity, err)
+	}
+}
+
+// startHelper runs this test binary as a receiver process on path (see TestMain) and returns
+// it with its base URL.
+func startHelper(t *testing.T, path string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperStoreEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
+				addr <- a
+			}
+		}
+		close(addr)
+	}()
+	select {
+	case a, ok := <-addr:
+		if !ok {
+			t.Fatal("the receiver process exited before listening")
+		}
+		return cmd, "http://" + a
+	case <-time.After(30 * time.Second):
+		t.Fatal("the receiver process did not start listening within 30 s")
+	}
+	return nil, ""
+}
+
+// waitUntil polls cond until it holds or a deadline passes.
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached before the deadline")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
