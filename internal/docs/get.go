@@ -191,7 +191,8 @@ func (c *Corpus) suggest(slug string) []string {
 	if len(out) > 0 {
 		return out
 	}
-	for _, r := range page(c.idx.rank(queryTerms(slug)), maxSuggestions, 0) {
+	ranked, _ := c.idx.rank(queryTerms(slug), maxSuggestions)
+	for _, r := range ranked {
 		out = append(out, r.doc.slug)
 	}
 	return out

@@ -1,7 +1,6 @@
 package docs
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -61,8 +60,9 @@ func (c *Corpus) Search(ctx context.Context, query string, limit, offset int) (S
 	terms := queryTerms(query)
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	ranked := c.idx.rank(terms)
-	res := SearchResult{Total: len(ranked), Fingerprint: c.idx.fingerprint()}
+	limit, offset = max(1, min(limit, maxPage)), max(0, offset)
+	ranked, total := c.idx.rank(terms, offset+limit)
+	res := SearchResult{Total: total, Fingerprint: c.idx.fingerprint()}
 	want := make(map[string]bool, len(terms))
 	for _, t := range terms {
 		want[t] = true
@@ -86,14 +86,22 @@ type scored struct {
 	score float64
 }
 
-// rank scores every document containing at least one term and sorts them.
-func (x *index) rank(terms []string) []scored {
+// rank scores every document containing at least one term. It returns how many matched and the
+// best keep of them in order (score desc, slug asc): a page only needs its prefix of the ranking,
+// and selecting it costs far less than sorting thousands of matches.
+func (x *index) rank(terms []string, keep int) ([]scored, int) {
 	n := float64(len(x.bySlug))
 	if n == 0 || len(terms) == 0 {
-		return nil
+		return nil, 0
 	}
 	avgBody := math.Max(1, float64(x.bodyTokens)/n)
-	scores := make(map[*document]float64)
+	size := 0
+	for _, t := range terms {
+		if e := x.terms[t]; e != nil {
+			size = max(size, len(e.postings))
+		}
+	}
+	scores := make(map[*document]float64, size)
 	for _, t := range terms {
 		e := x.terms[t]
 		if e == nil {
@@ -107,17 +115,75 @@ func (x *index) rank(terms []string) []scored {
 			scores[p.doc] += idf * tf * (bm25K1 + 1) / (bm25K1 + tf)
 		}
 	}
-	ranked := make([]scored, 0, len(scores))
+	best := make(scoredHeap, 0, min(keep, len(scores)))
 	for d, s := range scores {
-		ranked = append(ranked, scored{doc: d, score: math.Round(s*1e4) / 1e4})
+		best.offer(scored{doc: d, score: math.Round(s*1e4) / 1e4}, keep)
 	}
-	slices.SortFunc(ranked, func(a, b scored) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
+	slices.SortFunc(best, func(a, b scored) int {
+		switch {
+		case a.before(b):
+			return -1
+		case b.before(a):
+			return 1
 		}
-		return strings.Compare(a.doc.slug, b.doc.slug)
+		return 0
 	})
-	return ranked
+	return best, len(scores)
+}
+
+// before is the ranking order: higher score first, then slug.
+func (s scored) before(o scored) bool {
+	if s.score != o.score {
+		return s.score > o.score
+	}
+	return s.doc.slug < o.doc.slug
+}
+
+// scoredHeap keeps the best items seen so far, the worst of them at the root.
+type scoredHeap []scored
+
+// offer adds s if fewer than keep items are held or s ranks before the worst of them.
+func (h *scoredHeap) offer(s scored, keep int) {
+	if keep <= 0 {
+		return
+	}
+	if len(*h) < keep {
+		*h = append(*h, s)
+		h.up(len(*h) - 1)
+		return
+	}
+	if s.before((*h)[0]) {
+		(*h)[0] = s
+		h.down(0)
+	}
+}
+
+func (h scoredHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h[parent].before(h[i]) {
+			return
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+}
+
+func (h scoredHeap) down(i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && h[worst].before(h[l]) {
+			worst = l
+		}
+		if r < len(h) && h[worst].before(h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }
 
 // page cuts [offset, offset+limit) out of items, with limit clamped to [1, maxPage].

@@ -2,6 +2,7 @@ package docs
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -180,5 +181,43 @@ func TestSearchPagesConcatenateToTheWholeRanking(t *testing.T) {
 	past, err := c.Search(ctx, "runlens", 5, 1000)
 	if err != nil || len(past.Hits) != 0 {
 		t.Fatalf("offset past the end: %v hits, err %v", len(past.Hits), err)
+	}
+}
+
+func TestRankKeepsExactlyThePrefixOfTheFullRanking(t *testing.T) {
+	words := []string{"alpha", "beta", "gamma", "delta"}
+	files := make(map[string]string)
+	for i := range 60 {
+		// Many documents share a text, so ties broken by slug are everywhere.
+		var b strings.Builder
+		for j := range 1 + i%4 {
+			b.WriteString(words[(i+j)%len(words)] + " ")
+		}
+		files[fmt.Sprintf("d%02d.md", (i*37)%60)] = b.String()
+	}
+	c := openCorpus(t, Options{Root: writeCorpus(t, files)})
+	if _, err := c.Info(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	terms := queryTerms("alpha gamma")
+	full, total := c.idx.rank(terms, 1000)
+	if total != len(full) || total < 30 {
+		t.Fatalf("full ranking has %d of %d", len(full), total)
+	}
+	for i := 1; i < len(full); i++ {
+		if !full[i-1].before(full[i]) {
+			t.Fatalf("full ranking out of order at %d", i)
+		}
+	}
+	for _, keep := range []int{1, 2, 7, 29, total - 1, total} {
+		got, _ := c.idx.rank(terms, keep)
+		if len(got) != keep {
+			t.Fatalf("keep %d returned %d", keep, len(got))
+		}
+		for i := range got {
+			if got[i] != full[i] {
+				t.Fatalf("keep %d: item %d is %s, want %s", keep, i, got[i].doc.slug, full[i].doc.slug)
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -55,8 +56,8 @@ type fileStat struct {
 	size    int64
 }
 
-// walkWorkers bounds how many directories are read at once. The walk is almost all stat system
-// calls, which overlap well even on a small machine.
+// walkWorkers bounds how many directories are read at once, up to one per CPU. The walk is
+// almost all stat system calls, which run in parallel on an idle machine.
 const walkWorkers = 4
 
 // maxDirs bounds how many folders one walk reads.
@@ -71,7 +72,7 @@ func walk(ctx context.Context, root *os.Root, ex excluder, maxBytes int64, maxDo
 	top := &dirNode{rel: "."}
 	var (
 		wg   sync.WaitGroup
-		sem  = make(chan struct{}, walkWorkers)
+		sem  = make(chan struct{}, max(1, min(walkWorkers, runtime.GOMAXPROCS(0))))
 		dirs atomic.Int64
 	)
 	var visit func(n *dirNode)
