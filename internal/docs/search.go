@@ -9,8 +9,9 @@ import (
 
 // Ranking is BM25F: per-field term frequencies are weighted and summed before saturation, so a
 // word in the title or a heading counts for more than the same word in the body, and a hundred
-// mentions do not count a hundred times. Only the body is length-normalised: titles and headings
-// are short by nature.
+// mentions do not count a hundred times. Only the body is length-normalised (titles and headings
+// are short by nature), and only downwards: a long document's mentions count for less, but a
+// short one's do not count for more, or one passing mention in a stub would outrank a heading.
 const (
 	bm25K1        = 1.2
 	bm25B         = 0.75
@@ -110,7 +111,7 @@ func (x *index) rank(terms []string, keep int) ([]scored, int) {
 		df := float64(len(e.postings))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range e.postings {
-			norm := 1 - bm25B + bm25B*float64(p.doc.bodyLen)/avgBody
+			norm := max(1, 1-bm25B+bm25B*float64(p.doc.bodyLen)/avgBody)
 			tf := titleWeight*float64(p.title) + headingWeight*float64(p.heading) + bodyWeight*float64(p.body)/norm
 			scores[p.doc] += idf * tf * (bm25K1 + 1) / (bm25K1 + tf)
 		}

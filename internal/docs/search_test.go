@@ -221,3 +221,15 @@ func TestRankKeepsExactlyThePrefixOfTheFullRanking(t *testing.T) {
 		}
 	}
 }
+
+func TestAHeadingOutranksAPassingMentionInAShortDocument(t *testing.T) {
+	root := writeCorpus(t, map[string]string{
+		"huge.md":    "# Huge\n\n" + strings.Repeat("unrelated filler words ", 5000),
+		"stub.md":    "# Stub\n\nSee retention.\n",
+		"storage.md": "# Storage\n\nThe store keeps data for a week and then some more.\n\n## Retention\n\nOld data goes.\n",
+	})
+	res := search(t, openCorpus(t, Options{Root: root}), "retention")
+	if got := hitSlugs(res.Hits); !equalSlugs(got, []string{"storage", "stub"}) {
+		t.Fatalf("ranking = %q, want the heading first", got)
+	}
+}
