@@ -103,6 +103,9 @@ func checkAnswer(t testing.TB, client string, call toolCall, a answer, structure
 		if fields := schemas(t).validate(t, schema, body); fields != nil {
 			t.Errorf("%s: answer breaks %s: %s\nanswer: %.500s", where, schema, fieldList(fields), body)
 		}
+		if want, ok := seededFacts[call.tool]; ok && !hasFact(body, want) {
+			t.Errorf("%s: answer does not show the seeded telemetry (want %s = %v): %.500s", where, want.key, want.value, body)
+		}
 		if op := routedOperation(call); op != "" {
 			// The router answers with the operation's own output: hold it to that schema too.
 			schema := "bundled/tools/" + op + ".output.json"
@@ -125,6 +128,26 @@ func checkAnswer(t testing.TB, client string, call toolCall, a answer, structure
 	if err := json.Unmarshal(body, &e); err != nil || e.Code != call.wantError {
 		t.Errorf("%s: want error code %q, got %.300s", where, call.wantError, body)
 	}
+}
+
+// fact is one top-level field of an answer and the value it must have.
+type fact struct {
+	key   string
+	value any
+}
+
+// seededFacts are what a few answers must say about the seeded workspace's telemetry, so the
+// proof shows every client received real data, not only well-formed empty answers.
+var seededFacts = map[string]fact{
+	"get_run":             {"traceId", seededTraceID},
+	"list_runs":           {"count", float64(4)},
+	"get_last_job_result": {"found", true},
+}
+
+// hasFact reports whether body's top-level field has the wanted value.
+func hasFact(body []byte, f fact) bool {
+	var m map[string]any
+	return json.Unmarshal(body, &m) == nil && m[f.key] == f.value
 }
 
 // routedOperation is the operation a call of the compact profile's router names, or "".

@@ -156,12 +156,21 @@ func runInPrivateNetwork(t *testing.T, bin, tools string) {
 // freePort picks a loopback port nothing listens on.
 func freePort(t *testing.T) int {
 	t.Helper()
+	port, err := pickPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+// pickPort asks the kernel for a free loopback port.
+func pickPort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("listen on loopback: %v", err)
+		return 0, fmt.Errorf("listen on loopback: %w", err)
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // waitListening polls until something answers HTTP on port, or fails after timeout with the

@@ -19,7 +19,7 @@ import (
 // this client does not validate. The compact profile is driven the same way.
 func TestGoSDKClient(t *testing.T) {
 	bin := runlensBinary(t)
-	ws := newWorkspace(t)
+	ws := seededWorkspace(t)
 
 	tests := []struct {
 		name        string

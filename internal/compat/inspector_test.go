@@ -32,7 +32,7 @@ func TestInspectorCLI(t *testing.T) {
 	bin := runlensBinary(t)
 	entry := toolPath(t, "@modelcontextprotocol/inspector/clients/launcher/build/index.js")
 	nodeBin := node(t)
-	ws := newWorkspace(t)
+	ws := seededWorkspace(t)
 
 	inspectProfile := func(t *testing.T, profile, era string, args ...string) proc {
 		t.Helper()

@@ -43,7 +43,7 @@ func TestTypeScriptClients(t *testing.T) {
 	bin := runlensBinary(t)
 	nodeBin := node(t)
 	dir := scriptDir(t)
-	ws := newWorkspace(t)
+	ws := seededWorkspace(t)
 	plan := toolPlan(t)
 	want := registryTools(t)
 

@@ -10,8 +10,8 @@ import (
 
 // workspaceFiles is the fixture project every client is pointed at: a few Markdown documents
 // (the slugs and sections the tools' valid examples ask for) and a command catalog whose
-// policy allows two harmless commands and denies a third. The telemetry store starts empty;
-// the OTLP receiver is off.
+// policy allows two harmless commands and denies a third. The OTLP receiver is off: telemetry,
+// when a test wants it, is seeded beforehand (seededWorkspace).
 var workspaceFiles = map[string]string{
 	"runlens.json": `{
   "receiver": {"enabled": false},
@@ -70,18 +70,13 @@ A failed job is retried once, then reported as an error run.
 `,
 }
 
-// newWorkspace writes the fixture project into a fresh folder and returns its path.
+// newWorkspace writes the fixture project into a fresh folder and returns its path; its
+// telemetry store is empty (see seededWorkspace for one with telemetry).
 func newWorkspace(t testing.TB) string {
 	t.Helper()
 	root := t.TempDir()
-	for name, content := range workspaceFiles {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := writeWorkspace(root); err != nil {
+		t.Fatal(err)
 	}
 	return root
 }
@@ -113,15 +108,9 @@ type toolCall struct {
 	wantError string
 }
 
-// expectedErrors are the valid example arguments that name something the fixture workspace
-// does not have: the answer is a tool error with this code, which is the correct behaviour.
-var expectedErrors = map[string]string{
-	"get_run": "run_not_found", // the example's trace id; the fixture store is empty
-}
-
 // toolPlan is the full profile's tools in tools/list order, each called with its first valid
-// example (schemas/examples/<tool>/valid-input-1.json), then a call of a command the policy
-// denies.
+// example (schemas/examples/<tool>/valid-input-1.json), which the seeded workspace answers
+// successfully, then a call of a command the policy denies.
 func toolPlan(t testing.TB) []toolCall {
 	t.Helper()
 	return append(examplePlan(t, registryTools(t)), deniedCall)
@@ -149,7 +138,7 @@ func examplePlan(t testing.TB, tools []string) []toolCall {
 		if err != nil {
 			t.Fatalf("tool %s has no valid input example: %v", name, err)
 		}
-		plan = append(plan, toolCall{label: name, tool: name, args: compact(t, args), wantError: expectedErrors[name]})
+		plan = append(plan, toolCall{label: name, tool: name, args: compact(t, args)})
 	}
 	return plan
 }
