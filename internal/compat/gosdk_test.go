@@ -57,17 +57,17 @@ func TestGoSDKClient(t *testing.T) {
 			}
 			defer cs.Close()
 
-			init := cs.InitializeResult()
-			if init.ProtocolVersion != tt.wantVersion {
-				t.Errorf("negotiated %q, want %q", init.ProtocolVersion, tt.wantVersion)
+			info := cs.InitializeResult()
+			if info.ProtocolVersion != tt.wantVersion {
+				t.Errorf("negotiated %q, want %q", info.ProtocolVersion, tt.wantVersion)
 			}
-			if init.ServerInfo == nil || init.ServerInfo.Name != "runlens" {
-				t.Errorf("serverInfo = %+v, want name runlens", init.ServerInfo)
+			if info.ServerInfo == nil || info.ServerInfo.Name != "runlens" {
+				t.Errorf("serverInfo = %+v, want name runlens", info.ServerInfo)
 			}
-			if init.Capabilities == nil || init.Capabilities.Tools == nil {
-				t.Errorf("capabilities = %+v, want tools", init.Capabilities)
+			if info.Capabilities == nil || info.Capabilities.Tools == nil {
+				t.Errorf("capabilities = %+v, want tools", info.Capabilities)
 			}
-			if init.Instructions == "" {
+			if info.Instructions == "" {
 				t.Error("no instructions")
 			}
 
