@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/callctx"
+	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/toolerr"
 )
@@ -110,6 +112,7 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 	}
 	out.Count = len(out.Runs)
 	out.Page = f.page(gen.ToolListRuns, in, snap, offset, out.Count, page.Total, false)
+	f.setPaging(ctx, "runs", "count", gen.ToolListRuns, in, snap, offset)
 	return out, nil
 }
 
@@ -167,6 +170,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		})
 	}
 	out.Page = gen.Page{Returned: len(out.Spans), Total: ptr(len(run.Spans)), Truncated: omitted > 0 || run.Limited}
+	callctx.SetPaging(ctx, &shape.Paging{Field: "spans", Omitted: "omittedSpans"})
 	return out, nil
 }
 
@@ -225,6 +229,7 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 		})
 	}
 	out.Page = f.page(gen.ToolGetRecentErrors, in, snap, lo, len(out.Groups), total, false)
+	f.setPaging(ctx, "groups", "", gen.ToolGetRecentErrors, in, snap, lo)
 	return out, nil
 }
 

@@ -1,12 +1,14 @@
 package flows
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/callctx"
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/toolerr"
@@ -140,3 +142,11 @@ func optStr(s string) *string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// setPaging tells the disclosure layer which collection the page describes, so that when it
+// drops items to fit the byte budget, the next cursor starts right after the last item sent.
+func (f *Flows) setPaging(ctx context.Context, field, count, tool string, in any, snap telemetry.Snapshot, offset int) {
+	callctx.SetPaging(ctx, &shape.Paging{Field: field, Count: count, Remint: func(returned int) (string, error) {
+		return f.Cursors.Encode(tool, in, snap.ID, offset+returned)
+	}})
+}

@@ -215,11 +215,21 @@ func (h *Handler) errorResult(te *toolerr.Error) mcp.CallResult {
 // finish redacts, fits and validates an answer. Redaction comes first so that the budget holds
 // for what is actually sent.
 func (h *Handler) finish(t gen.Tool, detail shape.Detail, raw []byte, paging *shape.Paging) (mcp.CallResult, error) {
+	lim := h.limits(t, detail)
+	ceiling := lim.FullCeiling
+	if ceiling == 0 {
+		ceiling = shape.DefaultFullCeiling
+	}
+	if detail == shape.Full && len(raw) > 2*ceiling {
+		// Far past the ceiling: no redaction could bring it back, so spare the work.
+		tooLarge := &shape.TooLargeError{Detail: detail, Size: len(raw), Limit: ceiling}
+		return h.errorResult(toolerr.New(string(gen.ErrorCodeOutputTooLarge), tooLarge.Error()).WithHint(tooLarge.Hint())), nil
+	}
 	red, err := h.opts.Redactor.JSON(raw)
 	if err != nil {
 		return mcp.CallResult{}, fmt.Errorf("redact %s output: %w", t.Name, err)
 	}
-	fitted, _, err := shape.Fit(red, detail, h.limits(t, detail), paging)
+	fitted, _, err := shape.Fit(red, detail, lim, paging)
 	if err != nil {
 		var tooLarge *shape.TooLargeError
 		if errors.As(err, &tooLarge) {
