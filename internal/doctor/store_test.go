@@ -1,0 +1,140 @@
+package doctor
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/runlens/runlens/internal/telemetry/store"
+)
+
+// spanSpec is one span to ingest.
+type spanSpec struct {
+	service string // "" leaves service.name unset
+	trace   byte
+	start   time.Time
+	attrs   map[string]string
+}
+
+func ingest(t *testing.T, st *store.Store, spans []spanSpec, errorLogTraces []byte) {
+	t.Helper()
+	td := ptrace.NewTraces()
+	for i, s := range spans {
+		rs := td.ResourceSpans().AppendEmpty()
+		if s.service != "" {
+			rs.Resource().Attributes().PutStr("service.name", s.service)
+		}
+		sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID([16]byte{s.trace, 1}))
+		sp.SetSpanID(pcommon.SpanID([8]byte{byte(i + 1), 2}))
+		sp.SetName("op")
+		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(s.start))
+		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(s.start.Add(5 * time.Millisecond)))
+		for k, v := range s.attrs {
+			sp.Attributes().PutStr(k, v)
+		}
+	}
+	if _, _, err := st.IngestTraces(context.Background(), td); err != nil {
+		t.Fatal(err)
+	}
+	ld := plog.NewLogs()
+	for _, tr := range errorLogTraces {
+		rl := ld.ResourceLogs().AppendEmpty()
+		rl.Resource().Attributes().PutStr("service.name", "api")
+		lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(time.Now()))
+		lr.SetSeverityNumber(plog.SeverityNumberError)
+		lr.SetSeverityText("ERROR")
+		lr.Body().SetStr("boom")
+		lr.SetTraceID(pcommon.TraceID([16]byte{tr, 1}))
+	}
+	if ld.ResourceLogs().Len() > 0 {
+		if _, _, err := st.IngestLogs(context.Background(), ld); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Options{Path: filepath.Join(t.TempDir(), "telemetry.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func checkByName(rep Report, name string) (Check, bool) {
+	for _, f := range rep.Families {
+		for _, c := range f.Checks {
+			if c.Name == name {
+				return c, true
+			}
+		}
+	}
+	return Check{}, false
+}
+
+func TestInstrumentationFamilyFindsWhatTheAppGetsWrong(t *testing.T) {
+	st := openStore(t)
+	now := time.Now()
+	ingest(t, st, []spanSpec{
+		{service: "api", trace: 1, start: now.Add(-time.Minute), attrs: map[string]string{"db.system": "postgresql", "db.statement": "SELECT 1"}},
+		{service: "", trace: 2, start: now.Add(-time.Minute)},
+		{service: "api", trace: 3, start: now.Add(10 * time.Minute)},
+	}, []byte{9})
+	d := Deps{Store: func(context.Context) (*store.Store, error) { return st, nil }, ReceiverAddr: "127.0.0.1:4318"}
+	rep := Run(context.Background(), Families(d, ""), FamilyInstrumentation)
+	for name, want := range map[string]Status{
+		"services_seen":         Pass,
+		"service_name_set":      Warn,
+		"clock_skew":            Warn,
+		"db_attribute_names":    Warn,
+		"sampling_keeps_errors": Warn,
+	} {
+		c, ok := checkByName(rep, name)
+		if !ok {
+			t.Errorf("no %s check: %+v", name, rep.Families)
+			continue
+		}
+		if c.Status != want || (want != Pass && c.Fix == "") {
+			t.Errorf("%s = %s %q (fix %q), want %s", name, c.Status, c.Summary, c.Fix, want)
+		}
+	}
+}
+
+func TestInstrumentationFamilyPassesOnCleanTelemetry(t *testing.T) {
+	st := openStore(t)
+	now := time.Now()
+	ingest(t, st, []spanSpec{
+		{service: "api", trace: 1, start: now.Add(-time.Minute), attrs: map[string]string{"db.system.name": "postgresql", "db.query.text": "SELECT 1"}},
+	}, []byte{1})
+	d := Deps{Store: func(context.Context) (*store.Store, error) { return st, nil }}
+	rep := Run(context.Background(), Families(d, ""), FamilyInstrumentation)
+	if rep.Status != Pass {
+		t.Fatalf("status = %s: %+v", rep.Status, rep.Families[0].Checks)
+	}
+}
+
+func TestStoreFamilyReportsSizeIntegrityAndReceiver(t *testing.T) {
+	st := openStore(t)
+	ingest(t, st, []spanSpec{{service: "api", trace: 1, start: time.Now()}}, nil)
+	d := Deps{Store: func(context.Context) (*store.Store, error) { return st, nil }, ReceiverEnabled: true, ReceiverAddr: "127.0.0.1:1"}
+	rep := Run(context.Background(), Families(d, ""), FamilyStore)
+	if c, _ := checkByName(rep, "store_integrity"); c.Status != Pass {
+		t.Errorf("integrity = %+v", c)
+	}
+	if c, _ := checkByName(rep, "store_size"); c.Status != Pass || !strings.Contains(c.Summary, "1 spans") {
+		t.Errorf("size = %+v", c)
+	}
+	if c, _ := checkByName(rep, "receiver_listening"); c.Status != Warn || c.Fix == "" {
+		t.Errorf("receiver = %+v", c)
+	}
+}
