@@ -42,7 +42,9 @@ type App struct {
 	storeOnce sync.Once
 	store     *store.Store
 	storeErr  error
-	conv      *conventions.Conventions
+	// conventions loads the telemetry conventions once; only queries of the embedded store
+	// need them.
+	conventions func() (*conventions.Conventions, error)
 }
 
 // New assembles the parts; it opens nothing yet.
@@ -52,11 +54,17 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 	}
 	a := &App{Config: cfg, Logger: logger}
 
-	conv, err := loadConventions(cfg.Conventions)
-	if err != nil {
-		return nil, err
+	// Validating conventions compiles their schema, a millisecond and a garbage collection at
+	// start-up. A configured document is checked now, so that a mistake in it stops the start
+	// with its message; the built-in preset, known to be valid, waits for the first query.
+	a.conventions = sync.OnceValues(func() (*conventions.Conventions, error) {
+		return loadConventions(cfg.Conventions)
+	})
+	if len(cfg.Conventions.Document) > 0 {
+		if _, err := a.conventions(); err != nil {
+			return nil, err
+		}
 	}
-	a.conv = conv
 
 	corpus, err := docs.Open(docs.Options{ProjectRoot: cfg.ProjectRoot, Root: cfg.Docs.Root, Exclude: cfg.Docs.Exclude})
 	if err != nil {
@@ -130,11 +138,15 @@ func (a *App) telemetrySource() telemetry.Source {
 	switch src.Kind {
 	case config.SourceSQLite, "":
 		return &lazySource{open: func(ctx context.Context) (telemetry.Source, error) {
+			conv, err := a.conventions()
+			if err != nil {
+				return nil, err
+			}
 			st, err := a.Store(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return store.NewQuerier(st, a.conv), nil
+			return store.NewQuerier(st, conv), nil
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
 	default:
 		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}
