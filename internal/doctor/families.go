@@ -215,6 +215,12 @@ func workspaceChecks(ctx context.Context, d Deps) ([]Check, error) {
 		default:
 			checks = append(checks, Check{Name: "docs_present", Status: Pass, Summary: fmt.Sprintf("%d documents under %s.", info.DocumentCount, info.Root)})
 		}
+		if sk := info.Skipped; err == nil && sk.Total() > 0 {
+			checks = append(checks, Check{Name: "docs_skipped", Status: Warn,
+				Summary: fmt.Sprintf("%d file(s) under %s are not served: %d too large, %d symlinks, %d over the limits, %d unreadable, %d with a clashing slug.",
+					sk.Total(), info.Root, sk.Oversize, sk.Symlinks, sk.OverLimit, sk.Unreadable, sk.Conflicts),
+				Fix: "Symlinks are never followed: copy the file into the docs folder; split files over 2 MiB; rename files whose slugs clash."})
+		}
 	}
 	if d.Commands != nil {
 		cat := d.Commands.Catalog()
