@@ -102,7 +102,7 @@ func TestAcknowledgedBatchesSurviveSIGKILL(t *testing.T) {
 
 // startHelper runs this test binary as a receiver process on path (see TestMain) and returns
 // it with its base URL.
-func startHelper(t *testing.T, path string) (*exec.Cmd, string) {
+func startHelper(t testing.TB, path string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperStoreEnv+"="+path)

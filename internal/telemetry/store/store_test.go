@@ -87,7 +87,7 @@ func TestOpenRefusesASchemaFromANewerBuild(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", dsn(path, true))
+	db, err := sql.Open("sqlite", dsn(path, true, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,4 +122,27 @@ func openTestStoreNoCleanup(t *testing.T, path string) *Store {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func TestFsyncEveryCommitChoosesTheSynchronousLevel(t *testing.T) {
+	cases := []struct {
+		name  string
+		fsync bool
+		want  int // PRAGMA synchronous: 1 NORMAL, 2 FULL
+	}{
+		{"by default a commit survives a killed process, fsynced at checkpoints", false, 1},
+		{"on request every commit waits for the disk", true, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := openTestStore(t, Options{FsyncEveryCommit: c.fsync})
+			var got int
+			if err := s.writerDB.QueryRow("PRAGMA synchronous").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("synchronous = %d, want %d", got, c.want)
+			}
+		})
+	}
 }
