@@ -9,17 +9,19 @@ import (
 	"path/filepath"
 )
 
-// Binaries are the two servers under measurement.
+// Binaries are the servers under measurement and the bare loop that calibrates them.
 type Binaries struct {
-	Runlens, Peer string
+	Runlens, Peer, Floor string
 }
 
-// Build compiles runlens and the go-sdk peer from the module at root into dir. A release build
+// Build compiles runlens, the go-sdk peer and the floor loop from the module at root into dir. A release build
 // is static and path-free (CGO_ENABLED=0, -trimpath), as shipped; otherwise it uses the same
 // flags as the other tests' builds, so a smoke run reuses their build cache.
 func Build(ctx context.Context, root, dir string, release bool) (Binaries, error) {
-	b := Binaries{Runlens: filepath.Join(dir, "runlens"), Peer: filepath.Join(dir, "peer")}
-	for _, p := range []struct{ out, pkg string }{{b.Runlens, "./cmd/runlens"}, {b.Peer, "./internal/bench/peer"}} {
+	b := Binaries{Runlens: filepath.Join(dir, "runlens"), Peer: filepath.Join(dir, "peer"), Floor: filepath.Join(dir, "floor")}
+	for _, p := range []struct{ out, pkg string }{
+		{b.Runlens, "./cmd/runlens"}, {b.Peer, "./internal/bench/peer"}, {b.Floor, "./internal/bench/floor"},
+	} {
 		args := []string{"build", "-o", p.out}
 		if release {
 			args = append(args, "-trimpath")

@@ -45,15 +45,16 @@ const (
 	runlensName        = "runlens"
 	runlensCompactName = "runlens (compact)"
 	peerName           = "go-sdk"
+	floorName          = "floor"
 )
 
-// Targets are the servers of a run: runlens in each profile and the go-sdk peer.
+// Targets are the servers of a run: runlens in each profile, the go-sdk peer and the floor.
 type Targets struct {
-	Runlens, RunlensCompact, Peer Target
+	Runlens, RunlensCompact, Peer, Floor Target
 }
 
 // NewTargets spawns runlens on project with the receiver off, so that runs do not contend for
-// the OTLP port, and the peer in the same folder.
+// the OTLP port, and the peer and the floor in the same folder.
 func NewTargets(b Binaries, project string) Targets {
 	serve := func(profile string) []string {
 		return []string{"serve", "--project-root", project, "--receiver", "off", "--profile", profile}
@@ -62,6 +63,7 @@ func NewTargets(b Binaries, project string) Targets {
 		Runlens:        Target{Name: runlensName, Path: b.Runlens, Args: serve("full"), Dir: project},
 		RunlensCompact: Target{Name: runlensCompactName, Path: b.Runlens, Args: serve("compact"), Dir: project},
 		Peer:           Target{Name: peerName, Path: b.Peer, Dir: project},
+		Floor:          Target{Name: floorName, Path: b.Floor, Dir: project},
 	}
 }
 
@@ -139,7 +141,7 @@ func Run(cfg Config) (*Report, error) {
 		r.Binaries = append(r.Binaries, FileSize{Target: t.Name, Bytes: fi.Size()})
 	}
 
-	series, err := MeasureStartups(pair, cfg.StartupRuns, cfg.StartupSeries)
+	series, err := MeasureStartups([]Target{ts.Runlens, ts.Peer, ts.Floor}, cfg.StartupRuns, cfg.StartupSeries)
 	if err != nil {
 		return nil, err
 	}

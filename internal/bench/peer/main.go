@@ -4,6 +4,10 @@
 // costs for the same bootstrap, so the benchmarks can report runlens as a ratio of it on the
 // same machine in the same run. It is a separate main package and never part of runlens.
 //
+// The tools come from tools.json, a snapshot of runlens's registry that a test of the bench
+// package keeps equal to gen.Tools: importing gen would link runlens's own schema validator
+// into the peer, and the peer would pay at start-up for a library no go-sdk server carries.
+//
 // Setting RUNLENS_BENCH_CPUPROFILE to a file name writes a CPU profile of the whole process
 // (start-up included) there when stdin closes.
 package main
@@ -18,9 +22,27 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/runlens/runlens/gen"
 )
+
+// tools is the registry snapshot: name, title, description, annotations and both schemas.
+//
+//go:embed tools.json
+var tools []byte
+
+// tool is one entry of tools.json.
+type tool struct {
+	Name         string             `json:"name"`
+	Title        string             `json:"title"`
+	Description  string             `json:"description"`
+	Annotations  annotations        `json:"annotations"`
+	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	OutputSchema *jsonschema.Schema `json:"outputSchema"`
+}
+
+// annotations are the MCP hints; nil means the registry does not say.
+type annotations struct {
+	ReadOnlyHint, DestructiveHint, IdempotentHint, OpenWorldHint *bool
+}
 
 // results holds one constant, schema-valid answer per tool (taken from the schema examples), so
 // the SDK's output validation runs on every call just as runlens validates its own answers.
@@ -63,34 +85,27 @@ func run() error {
 // newServer registers every tool of the full profile with its published schemas, decoded into
 // the SDK's schema type so the SDK resolves and enforces them as it would for its own tools.
 func newServer() (*mcp.Server, error) {
+	var list []tool
+	if err := json.Unmarshal(tools, &list); err != nil {
+		return nil, fmt.Errorf("decode tools: %w", err)
+	}
 	var answers map[string]json.RawMessage
 	if err := json.Unmarshal(results, &answers); err != nil {
 		return nil, fmt.Errorf("decode results: %w", err)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "peer", Title: "go-sdk peer", Version: "1.0.0"}, nil)
-	for _, t := range gen.Tools {
+	for _, t := range list {
 		answer, ok := answers[t.Name]
 		if !ok {
 			return nil, fmt.Errorf("no constant result for tool %s", t.Name)
 		}
-		tool, err := sdkTool(t)
-		if err != nil {
-			return nil, err
-		}
-		mcp.AddTool(srv, tool, constant(answer))
+		mcp.AddTool(srv, sdkTool(t), constant(answer))
 	}
 	return srv, nil
 }
 
 // sdkTool translates one registry entry into the SDK's tool description.
-func sdkTool(t gen.Tool) (*mcp.Tool, error) {
-	in, out := new(jsonschema.Schema), new(jsonschema.Schema)
-	if err := json.Unmarshal(t.InputSchema, in); err != nil {
-		return nil, fmt.Errorf("decode %s input schema: %w", t.Name, err)
-	}
-	if err := json.Unmarshal(t.OutputSchema, out); err != nil {
-		return nil, fmt.Errorf("decode %s output schema: %w", t.Name, err)
-	}
+func sdkTool(t tool) *mcp.Tool {
 	a := t.Annotations
 	ann := &mcp.ToolAnnotations{DestructiveHint: a.DestructiveHint, OpenWorldHint: a.OpenWorldHint}
 	if a.ReadOnlyHint != nil {
@@ -104,9 +119,9 @@ func sdkTool(t gen.Tool) (*mcp.Tool, error) {
 		Title:        t.Title,
 		Description:  t.Description,
 		Annotations:  ann,
-		InputSchema:  in,
-		OutputSchema: out,
-	}, nil
+		InputSchema:  t.InputSchema,
+		OutputSchema: t.OutputSchema,
+	}
 }
 
 // constant answers every call with the same structured result.

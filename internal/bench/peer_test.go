@@ -1,0 +1,65 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/runlens/runlens/gen"
+)
+
+// peerTool is one tool as the peer's snapshot (peer/tools.json) holds it.
+type peerTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description"`
+	Annotations  peerAnnotations `json:"annotations"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+}
+
+type peerAnnotations struct {
+	ReadOnlyHint    *bool `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool `json:"openWorldHint,omitempty"`
+}
+
+// TestPeerToolsMatchTheRegistry keeps the peer's snapshot of the registry in step with gen. The
+// peer reads a snapshot rather than importing gen so that its binary holds the go-sdk alone, as
+// a server written on that SDK would, and pays for no library runlens links.
+// UPDATE_GOLDEN=1 rewrites the snapshot.
+func TestPeerToolsMatchTheRegistry(t *testing.T) {
+	var tools []peerTool
+	for _, tool := range gen.Tools {
+		a := tool.Annotations
+		tools = append(tools, peerTool{
+			Name:         tool.Name,
+			Title:        tool.Title,
+			Description:  tool.Description,
+			Annotations:  peerAnnotations{a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint},
+			InputSchema:  tool.InputSchema,
+			OutputSchema: tool.OutputSchema,
+		})
+	}
+	want, err := json.MarshalIndent(tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, '\n')
+	path := filepath.Join("peer", "tools.json")
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is out of date with gen.Tools: run UPDATE_GOLDEN=1 go test ./internal/bench -run TestPeerToolsMatchTheRegistry", path)
+	}
+}
