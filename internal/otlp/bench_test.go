@@ -1,19 +1,18 @@
 package otlp
 
 // BenchmarkIngest is B5 end to end: protobuf batches of 512 spans from 4 concurrent HTTP
-// senders, each acknowledged only after its batch is committed to a fresh embedded store.
+// senders, each acknowledged only after its batch is committed to a fresh embedded store in a
+// separate receiver process.
 //
-// Driver comparison (same store code, same benchmark, interleaved runs on the shared 2-core
-// machine, 400 batches each; cpu-µs/span is the process's CPU time per span, steadier than wall
-// time on a busy machine):
+// go test ./internal/otlp -run '^$' -bench Ingest -benchtime 1000x, 2026-11-30, on the shared
+// 2-core machine with a load average of 4–9 from other work (wall rates swing with it):
 //
-//	modernc.org/sqlite v1.62.0           13.0 12.6 13.1 11.7 cpu-µs/span  42–77 k spans/s  peak RSS 127 MB
-//	github.com/ncruces/go-sqlite3 v0.37.0 11.8 11.0 11.7 10.9 cpu-µs/span  48–81 k spans/s  peak RSS  93 MB
+//	default (synchronous=NORMAL)   41–66 k spans/s (up to 114 k in quieter moments)
+//	                               13.3–14.3 receiver CPU-µs/span, receiver peak RSS 66–68 MB
+//	FsyncEveryCommit               45–60 k spans/s, 14.3–15.9 receiver CPU-µs/span, 66–70 MB
 //
-// ncruces was about 10% cheaper per span; modernc was chosen anyway: the gap is smaller than
-// the machine's run-to-run noise on wall time, modernc is already in the module's decided
-// dependency set, and its binary is 3.3 MB smaller (the test binaries: 12.3 vs 15.6 MB).
-
+// The B5 target (100 k spans/s) needs the single writer goroutine (about 7 CPU-µs/span of
+// SQLite work) to have a core to itself; the driver comparison is in the store's benchmark.
 import (
 	"bytes"
 	"encoding/binary"
