@@ -1,18 +1,5 @@
 package otlp
 
-// BenchmarkIngest is B5 end to end: protobuf batches of 512 spans from 4 concurrent HTTP
-// senders, each acknowledged only after its batch is committed to a fresh embedded store in a
-// separate receiver process.
-//
-// go test ./internal/otlp -run '^$' -bench Ingest -benchtime 1000x, 2026-11-30, on the shared
-// 2-core machine with a load average of 4–9 from other work (wall rates swing with it):
-//
-//	default (synchronous=NORMAL)   41–66 k spans/s (up to 114 k in quieter moments)
-//	                               13.3–14.3 receiver CPU-µs/span, receiver peak RSS 66–68 MB
-//	FsyncEveryCommit               45–60 k spans/s, 14.3–15.9 receiver CPU-µs/span, 66–70 MB
-//
-// The B5 target (100 k spans/s) needs the single writer goroutine (about 7 CPU-µs/span of
-// SQLite work) to have a core to itself; the driver comparison is in the store's benchmark.
 import (
 	"bytes"
 	"encoding/binary"
@@ -27,6 +14,20 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
+// BenchmarkIngest is B5 end to end: protobuf batches of 512 spans from 4 concurrent HTTP
+// senders, each acknowledged only after its batch is committed to a fresh embedded store in a
+// separate receiver process.
+//
+// go test ./internal/otlp -run '^$' -bench Ingest -benchtime 1000x, 2026-11-30, on the shared
+// 2-core machine with a load average of 4–9 from other work (wall rates swing with it):
+//
+//	default (synchronous=NORMAL)   41–66 k spans/s (receiver and senders in one process,
+//	                               an earlier variant, reached 97–114 k in quieter moments)
+//	                               13.3–14.3 receiver CPU-µs/span, receiver peak RSS 66–68 MB
+//	FsyncEveryCommit               45–60 k spans/s, 14.3–15.9 receiver CPU-µs/span, 66–70 MB
+//
+// The B5 target (100 k spans/s) needs the single writer goroutine (about 7 CPU-µs/span of
+// SQLite work) to have a core to itself; the driver comparison is in the store's benchmark.
 func BenchmarkIngest(b *testing.B) {
 	const senders, batchSpans = 4, 512
 	// The receiver runs in its own process (this binary re-executed, see TestMain) so that its
