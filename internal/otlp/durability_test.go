@@ -44,7 +44,7 @@ func TestAcknowledgedBatchesSurviveSIGKILL(t *testing.T) {
 					n := next
 					next++
 					mu.Unlock()
-					body := protoTraces(t, makeTraces("durable", n, 0, spansPerBatch))
+					body := encodeProto(makeTraces("durable", n, 0, spansPerBatch))
 					req, _ := http.NewRequest(http.MethodPost, url+TracesPath, strings.NewReader(string(body)))
 					req.Header.Set("Content-Type", ctProto)
 					resp, err := http.DefaultClient.Do(req)

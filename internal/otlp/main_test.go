@@ -156,6 +156,13 @@ func protoTraces(t testing.TB, td ptrace.Traces) []byte {
 	return b
 }
 
+// encodeProto is protoTraces for goroutines other than the test's, which must not call
+// t.Fatal; pdata's protobuf marshaler has no failure path.
+func encodeProto(td ptrace.Traces) []byte {
+	b, _ := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	return b
+}
+
 // countRows counts the rows of table (otel_traces or otel_logs) in st.
 func countRows(t testing.TB, st *store.Store, table string) int {
 	t.Helper()
