@@ -20,6 +20,9 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
+// The embedded store is the receiver's production sink.
+var _ Sink = (*store.Store)(nil)
+
 // helperStoreEnv makes the test binary act as a receiver process serving the store at its
 // value (see TestMain): the durability test kills and restarts it.
 const helperStoreEnv = "RUNLENS_OTLP_HELPER_STORE"
