@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 )
 
@@ -115,7 +116,9 @@ func Run(cfg Config) (*Report, error) {
 		log = io.Discard
 	}
 	ts := NewTargets(cfg.Binaries, cfg.Project)
-	pair := []Target{ts.Runlens, ts.Peer}
+	// The floor runs beside the servers in every measure, so each figure can be read against
+	// what the machine gives a process that does nothing at that moment.
+	all := []Target{ts.Runlens, ts.Peer, ts.Floor}
 
 	for _, t := range []Target{ts.Runlens, ts.RunlensCompact, ts.Peer} {
 		s, err := Open(t)
@@ -133,7 +136,7 @@ func Run(cfg Config) (*Report, error) {
 		r.Bootstrap = append(r.Bootstrap, b)
 		fmt.Fprintf(log, "B8 %s: tools/list %d bytes, %d tools\n", t.Name, b.Bytes, len(b.Tools))
 	}
-	for _, t := range pair {
+	for _, t := range all {
 		fi, err := os.Stat(t.Path)
 		if err != nil {
 			return nil, fmt.Errorf("binary size: %w", err)
@@ -141,7 +144,7 @@ func Run(cfg Config) (*Report, error) {
 		r.Binaries = append(r.Binaries, FileSize{Target: t.Name, Bytes: fi.Size()})
 	}
 
-	series, err := MeasureStartups([]Target{ts.Runlens, ts.Peer, ts.Floor}, cfg.StartupRuns, cfg.StartupSeries)
+	series, err := MeasureStartups(all, cfg.StartupRuns, cfg.StartupSeries)
 	if err != nil {
 		return nil, err
 	}
@@ -152,9 +155,10 @@ func Run(cfg Config) (*Report, error) {
 
 	listDocs := CallRequest("list_docs", "{}")
 	for round := 1; round <= cfg.Rounds; round++ {
-		order := pair
+		order := all
 		if round%2 == 0 {
-			order = []Target{pair[1], pair[0]}
+			order = slices.Clone(all)
+			slices.Reverse(order)
 		}
 		for _, t := range order {
 			if err := r.calls(t, round, listDocs, log); err != nil {
@@ -163,7 +167,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 	}
 
-	for _, t := range pair {
+	for _, t := range all {
 		m, err := IdleMemory(t, cfg.MemoryRuns)
 		if err != nil {
 			return nil, err
