@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -201,15 +200,4 @@ func (w *writer) commit(jobs []*job) error {
 	}
 	w.onCommit()
 	return nil
-}
-
-// errorsJoinClose closes every statement, keeping the errors.
-func errorsJoinClose(stmts ...*sql.Stmt) error {
-	var errs []error
-	for _, s := range stmts {
-		if s != nil {
-			errs = append(errs, s.Close())
-		}
-	}
-	return errors.Join(errs...)
 }
