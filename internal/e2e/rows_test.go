@@ -1,0 +1,57 @@
+package e2e
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/runlens/runlens/internal/telemetry/store"
+)
+
+// The tools read only some columns; the stored rows are compared too, so a way that loses an
+// event attribute, a scope version or a log's observed time is caught before a tool or another
+// source's adapter comes to depend on it. Seq, the ingest order, is left out: the SDK exporter
+// groups spans by resource through a map, so its resource order (and so the sequence numbers)
+// changes from run to run.
+
+// rowOrders fixes an order of the rows of each table that does not depend on ingest order.
+var rowOrders = map[string]string{
+	store.TracesTable: "TraceId, SpanId",
+	store.LogsTable:   "Timestamp, TraceId, SpanId, ServiceName, Body, SeverityNumber, LogAttributes",
+}
+
+// storedRows reads every row of table except its sequence number, as a JSON-like value for
+// diff.
+func storedRows(t *testing.T, st *store.Store, table string) any {
+	t.Helper()
+	rows, err := st.DB().Query(`SELECT * FROM ` + table + ` ORDER BY ` + rowOrders[table])
+	if err != nil {
+		t.Fatalf("read %s: %v", table, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatalf("read %s: %v", table, err)
+	}
+	out := []any{}
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatalf("read %s: %v", table, err)
+		}
+		row := map[string]any{}
+		for i, c := range cols {
+			if c != "Seq" {
+				row[c] = vals[i].String
+			}
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("read %s: %v", table, err)
+	}
+	return out
+}
