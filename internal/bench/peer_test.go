@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/contract"
 )
 
 // peerTool is one tool as the peer's snapshot (peer/tools.json) holds it.
@@ -61,5 +62,34 @@ func TestPeerToolsMatchTheRegistry(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s is out of date with gen.Tools: run UPDATE_GOLDEN=1 go test ./internal/bench -run TestPeerToolsMatchTheRegistry", path)
+	}
+}
+
+// TestPeerAnswersMatchTheOutputSchemas keeps the peer's constant answers valid as the schemas
+// change: the SDK validates them on every call, so an invalid one would fail the benchmark.
+func TestPeerAnswersMatchTheOutputSchemas(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("peer", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &answers); err != nil {
+		t.Fatal(err)
+	}
+	v := contract.NewValidator()
+	for _, tool := range gen.Tools {
+		t.Run(tool.Name, func(t *testing.T) {
+			a, ok := answers[tool.Name]
+			if !ok {
+				t.Fatalf("no constant answer for %s", tool.Name)
+			}
+			fields, err := v.Validate(tool.Name+".output", tool.OutputSchema, a)
+			if err != nil || len(fields) > 0 {
+				t.Errorf("answer fails the output schema: %v %v", fields, err)
+			}
+		})
+	}
+	if len(answers) != len(gen.Tools) {
+		t.Errorf("%d constant answers for %d tools", len(answers), len(gen.Tools))
 	}
 }
