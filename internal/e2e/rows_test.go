@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"database/sql"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/runlens/runlens/internal/telemetry/store"
@@ -20,7 +22,8 @@ var rowOrders = map[string]string{
 }
 
 // storedRows reads every row of table except its sequence number, as a JSON-like value for
-// diff.
+// diff. Columns holding JSON (attribute maps, events, links) are decoded, so two stores that
+// wrote the same attributes in another key order (the SDK sorts resource attributes) agree.
 func storedRows(t *testing.T, st *store.Store, table string) any {
 	t.Helper()
 	rows, err := st.DB().Query(`SELECT * FROM ` + table + ` ORDER BY ` + rowOrders[table])
@@ -45,7 +48,7 @@ func storedRows(t *testing.T, st *store.Store, table string) any {
 		row := map[string]any{}
 		for i, c := range cols {
 			if c != "Seq" {
-				row[c] = vals[i].String
+				row[c] = columnValue(c, vals[i].String)
 			}
 		}
 		out = append(out, row)
@@ -54,4 +57,18 @@ func storedRows(t *testing.T, st *store.Store, table string) any {
 		t.Fatalf("read %s: %v", table, err)
 	}
 	return out
+}
+
+// columnValue decodes the JSON columns; other values stay as text.
+func columnValue(column, text string) any {
+	if !strings.HasSuffix(column, "Attributes") && !strings.HasSuffix(column, "JSON") {
+		return text
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber() // nanosecond timestamps do not fit a float64
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "invalid JSON: " + text
+	}
+	return v
 }

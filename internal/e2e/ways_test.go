@@ -18,10 +18,13 @@ type way struct {
 	load func(t *testing.T, d *fixture.Dataset) *store.Store
 }
 
+// sdkWay names the way whose client is the OpenTelemetry Go SDK.
+const sdkWay = "sdk exporters"
+
 // ways lists the reference first: every other way's answers are compared with its answers.
 var ways = []way{
 	{"direct", loadDirect},
-	{"sdk exporters", loadSDK},
+	{sdkWay, loadSDK},
 	{"otlp json", loadJSON},
 	{"gzip protobuf", loadGzipProtobuf},
 }
