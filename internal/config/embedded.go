@@ -4,17 +4,23 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/runlens/runlens/gen"
 )
 
-// embeddedLoader compiles the published configuration schema that the generator embeds in gen,
-// once per process: compiling costs milliseconds, so it happens on first use, not at start-up.
+// embeddedLoader checks files against the published configuration schema that the generator
+// embeds in gen. Compiling the schema costs milliseconds, so it happens when the first file is
+// read, not at start-up: a project without runlens.json never compiles it.
 var embeddedLoader = sync.OnceValues(func() (*Loader, error) {
-	l, err := NewLoader([]byte(gen.ConfigSchema))
-	if err != nil {
-		return nil, fmt.Errorf("load configuration schema: %w", err)
-	}
-	return l, nil
+	compile := sync.OnceValues(func() (*jsonschema.Schema, error) {
+		s, err := compileSchema([]byte(gen.ConfigSchema))
+		if err != nil {
+			return nil, fmt.Errorf("load configuration schema: %w", err)
+		}
+		return s, nil
+	})
+	return &Loader{schema: compile}, nil
 })
 
 // Load is Loader.Load with the configuration schema built into the binary.

@@ -18,7 +18,9 @@ const maxFileBytes = 1 << 20
 // Loader loads configurations against one compiled schema. Compiling the schema is the costly
 // part, so a process builds one Loader and loads as often as it needs.
 type Loader struct {
-	schema *jsonschema.Schema
+	// schema returns the compiled schema; the embedded loader compiles it on the first file it
+	// reads, so a project without runlens.json never pays for it.
+	schema func() (*jsonschema.Schema, error)
 }
 
 // NewLoader compiles the configuration schema (the bytes of schemas/config.schema.json) with the
@@ -28,7 +30,7 @@ func NewLoader(schemaJSON []byte, refs ...[]byte) (*Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Loader{schema: s}, nil
+	return &Loader{schema: func() (*jsonschema.Schema, error) { return s, nil }}, nil
 }
 
 // Load builds the effective configuration: defaults, then runlens.json at the project root
@@ -126,7 +128,11 @@ func (l *Loader) apply(cfg *Config, origin string, data []byte) (sourceSet bool,
 			Problem: "this key appears more than once in the same object",
 			Fix:     "keep a single occurrence; JSON readers disagree on which one wins"})
 	}
-	errs = append(errs, schemaProblems(l.schema, doc, origin)...)
+	schema, err := l.schema()
+	if err != nil {
+		return false, Errors{{Origin: origin, Problem: err.Error(), Fix: "report this: the configuration schema built into runlens does not compile"}}
+	}
+	errs = append(errs, schemaProblems(schema, doc, origin)...)
 	if len(errs) > 0 {
 		return false, errs
 	}
