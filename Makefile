@@ -47,8 +47,9 @@ test-compat: ## Run only the real-client compatibility suite.
 	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -v ./internal/compat/...
 
 .PHONY: bench
-bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests).
-	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests): protocol vs a go-sdk peer, then package benchmarks.
+	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestReport$$' -v ./internal/bench
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store ./internal/otlp
 
 .PHONY: lint
 lint: ## gofmt, go vet and staticcheck.
