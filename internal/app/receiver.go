@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 
@@ -74,13 +73,4 @@ func (a *App) HostReceiver(ctx context.Context) {
 	if err := r.Shutdown(context.WithoutCancel(ctx)); err != nil {
 		a.Logger.Warn("otlp receiver shutdown", "err", err)
 	}
-}
-
-// loopbackURL is the base URL an exporter uses for a listener address.
-func loopbackURL(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "http://" + addr
-	}
-	return "http://" + net.JoinHostPort(host, port)
 }
