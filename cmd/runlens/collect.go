@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
 )
 
@@ -25,19 +24,13 @@ func collect(args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	logger := newLogger(stderr, os.Getenv(config.EnvLogLevel))
-	cwd, _ := os.Getwd()
-	cfg, err := app.LoadConfig(cwd, os.Getenv, o)
-	if err != nil {
-		fmt.Fprintf(stderr, "runlens: %v\n", err)
-		return 1
-	}
-	a, err := app.New(cfg, logger)
+	a, err := openApp(o, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "runlens: %v\n", err)
 		return 1
 	}
 	defer a.Close()
+	cfg := a.Config
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -6,12 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/runlens/runlens/gen"
-	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
 )
 
@@ -27,13 +25,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cwd, _ := os.Getwd()
-	cfg, err := app.LoadConfig(cwd, os.Getenv, o)
-	if err != nil {
-		fmt.Fprintf(stderr, "runlens: %v\n", err)
-		return 1
-	}
-	a, err := app.New(cfg, newLogger(stderr, os.Getenv(config.EnvLogLevel)))
+	a, err := openApp(o, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "runlens: %v\n", err)
 		return 1

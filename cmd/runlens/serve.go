@@ -40,19 +40,13 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	logger := newLogger(stderr, os.Getenv(config.EnvLogLevel))
-	cwd, _ := os.Getwd()
-	cfg, err := app.LoadConfig(cwd, os.Getenv, o)
-	if err != nil {
-		fmt.Fprintf(stderr, "runlens: %v\n", err)
-		return 1
-	}
-	a, err := app.New(cfg, logger)
+	a, err := openApp(o, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "runlens: %v\n", err)
 		return 1
 	}
 	defer a.Close()
+	cfg, logger := a.Config, a.Logger
 
 	profile, err := server.ParseProfile(cfg.MCP.Profile)
 	if err != nil {
@@ -86,6 +80,17 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// openApp loads the configuration (flags over environment over runlens.json) and assembles
+// runlens from it, logging to stderr.
+func openApp(o config.Overrides, stderr io.Writer) (*app.App, error) {
+	cwd, _ := os.Getwd()
+	cfg, err := app.LoadConfig(cwd, os.Getenv, o)
+	if err != nil {
+		return nil, err
+	}
+	return app.New(cfg, newLogger(stderr, os.Getenv(config.EnvLogLevel)))
 }
 
 // newLogger logs to stderr (stdout carries protocol messages only) at the RUNLENS_LOG_LEVEL level.
