@@ -49,7 +49,9 @@ func maximal(schema map[string]any, depth int) any {
 		return out
 	case "array":
 		items, _ := schema["items"].(map[string]any)
-		n := intOf(schema["maxItems"], 4)
+		// 50 items of a few KiB each already overflow every budget many times over; the
+		// schemas' full 200 × 32 KiB would only slow the race detector down.
+		n := min(intOf(schema["maxItems"], 4), 50)
 		out := make([]any, n)
 		for i := range out {
 			out[i] = maximal(items, depth+1)
@@ -60,6 +62,9 @@ func maximal(schema map[string]any, depth int) any {
 			return "15m"
 		}
 		n := intOf(schema["maxLength"], 64)
+		if depth > 1 {
+			n = min(n, 4096) // nested text; top-level text (outputTail, content) stays at its bound
+		}
 		return fill(n)
 	case "integer":
 		if m, ok := schema["maximum"].(float64); ok && m < 1e12 {
