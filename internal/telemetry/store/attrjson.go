@@ -11,8 +11,9 @@ import (
 // appendAttrs appends m as a JSON object of string to string, stringifying every value with
 // pcommon.Value.AsString exactly as the ClickHouse exporter fills its Map(String, String)
 // columns. When a key repeats (OTLP allows it on the wire), the first occurrence wins, like
-// pcommon.Map.Get, so the object never holds a duplicate key.
-func appendAttrs(dst []byte, m pcommon.Map) []byte {
+// pcommon.Map.Get, so the object never holds a duplicate key. When into is not nil it receives
+// the same pairs, the view the conventions read.
+func appendAttrs(dst []byte, m pcommon.Map, into map[string]string) []byte {
 	dst = append(dst, '{')
 	n := m.Len()
 	var small [16]string
@@ -40,9 +41,13 @@ func appendAttrs(dst []byte, m pcommon.Map) []byte {
 			dst = append(dst, ',')
 		}
 		first = false
+		val := v.AsString()
 		dst = appendJSONString(dst, k)
 		dst = append(dst, ':')
-		dst = appendJSONString(dst, v.AsString())
+		dst = appendJSONString(dst, val)
+		if into != nil {
+			into[validUTF8(k)] = validUTF8(val)
+		}
 	}
 	return append(dst, '}')
 }
@@ -89,6 +94,26 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// validUTF8 returns s as the JSON text written by appendJSONString reads back: every byte of
+// invalid UTF-8 replaced by U+FFFD. Derived columns computed at ingest from the attributes must
+// equal those computed later from the stored JSON.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
 }
 
 // appendInt appends n in decimal.

@@ -57,7 +57,7 @@ func TestAppendAttrsStringifiesValuesLikeTheExporter(t *testing.T) {
 	m.PutEmptySlice("slice").FromRaw([]any{int64(1), "two"})
 	m.PutEmpty("empty")
 	var got map[string]string
-	raw := appendAttrs(nil, m)
+	raw := appendAttrs(nil, m, nil)
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatalf("%s: %v", raw, err)
 	}
@@ -78,7 +78,7 @@ func TestAppendAttrsStringifiesValuesLikeTheExporter(t *testing.T) {
 func TestAppendAttrsKeepsTheFirstOfRepeatedKeys(t *testing.T) {
 	for _, n := range []int{2, 40} { // both the small-slice and the set path
 		m := attrsWithRepeatedKey(t, n)
-		raw := appendAttrs(nil, m)
+		raw := appendAttrs(nil, m, nil)
 		var got map[string]string
 		if err := json.Unmarshal(raw, &got); err != nil {
 			t.Fatalf("%s: %v", raw, err)

@@ -97,10 +97,9 @@ func TestAFailingBatchDoesNotFailTheBatchesSharingItsCommit(t *testing.T) {
 	queued(func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error { return boom })
 	for i := range 2 {
 		td := makeTraces("ok", uint64(i+1), 1, time.Now())
-		args, _, _ := spanArgs(td)
+		b := spanArgs(td, s.conv)
 		queued(func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
-			assignSeq(args, spanColumnCount, next)
-			return insertRows(ctx, tx, st.insertSpans, st.insertSpan, args, spanColumnCount)
+			return writeSpans(ctx, tx, st, b, next)
 		})
 	}
 	waitFor(t, func() bool { return len(s.writer.jobs) == 3 })

@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 // ErrReadOnly is returned by writes on a store opened with Options.ReadOnly.
@@ -30,21 +32,17 @@ func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, r
 	if s.writer == nil {
 		return 0, 0, ErrReadOnly
 	}
-	args, accepted, rejected := spanArgs(td)
-	if accepted == 0 {
-		return 0, rejected, nil
+	b := spanArgs(td, s.conv)
+	if b.rows == 0 {
+		return 0, b.rejected, nil
 	}
-	err = s.writer.submit(ctx, accepted, false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
-		assignSeq(args, spanColumnCount, next)
-		if err := insertRows(ctx, tx, st.insertSpans, st.insertSpan, args, spanColumnCount); err != nil {
-			return fmt.Errorf("insert spans: %w", err)
-		}
-		return nil
+	err = s.writer.submit(ctx, b.rows, false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+		return writeSpans(ctx, tx, st, b, next)
 	})
 	if err != nil {
-		return 0, rejected, fmt.Errorf("ingest traces: %w", err)
+		return 0, b.rejected, fmt.Errorf("ingest traces: %w", err)
 	}
-	return accepted, rejected, nil
+	return b.rows, b.rejected, nil
 }
 
 // IngestLogs stores every log record of ld in one transaction and returns only after it
@@ -58,11 +56,7 @@ func (s *Store) IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejecte
 		return 0, 0, nil
 	}
 	err = s.writer.submit(ctx, accepted, false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
-		assignSeq(args, logColumnCount, next)
-		if err := insertRows(ctx, tx, st.insertLogs, st.insertLog, args, logColumnCount); err != nil {
-			return fmt.Errorf("insert logs: %w", err)
-		}
-		return nil
+		return writeLogs(ctx, tx, st, args, next)
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("ingest logs: %w", err)
@@ -79,16 +73,32 @@ func assignSeq(args []any, ncols int, next *int64) {
 	}
 }
 
-// spanArgs flattens td into insert arguments in spanColumns order (Seq left for assignSeq).
-func spanArgs(td ptrace.Traces) (args []any, accepted, rejected int) {
-	args = make([]any, 0, td.SpanCount()*spanColumnCount)
+// spanBatch is a batch of spans flattened into insert arguments, with what the writer needs to
+// finish their TraceErrored flags and the rollups inside its transaction.
+type spanBatch struct {
+	args     []any
+	rows     int
+	rejected int
+	// roots are the row numbers of root spans.
+	roots []int
+	// errorTraces are the distinct traces with an error span in the batch.
+	errorTraces []string
+}
+
+// spanArgs flattens td into insert arguments in spanColumns order (Seq left for assignSeq),
+// computing the derived columns with conv. A root's TraceErrored covers the error spans of its
+// own batch; the writer adds those stored before.
+func spanArgs(td ptrace.Traces, conv *conventions.Conventions) spanBatch {
+	b := spanBatch{args: make([]any, 0, td.SpanCount()*spanColumnCount)}
 	var buf []byte
+	attrs := conventions.Attributes{}
+	erroredTraces := map[string]bool{}
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
 		res := rs.Resource().Attributes()
 		service := serviceName(res)
-		buf = appendAttrs(buf[:0], res)
+		buf = appendAttrs(buf[:0], res, nil)
 		resJSON := string(buf)
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
@@ -98,10 +108,9 @@ func spanArgs(td ptrace.Traces) (args []any, accepted, rejected int) {
 			for k := 0; k < spans.Len(); k++ {
 				sp := spans.At(k)
 				if sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty() {
-					rejected++
+					b.rejected++
 					continue
 				}
-				accepted++
 				start, end := nanos(sp.StartTimestamp()), nanos(sp.EndTimestamp())
 				duration := max(end-start, 0)
 				parent := ""
@@ -109,21 +118,35 @@ func spanArgs(td ptrace.Traces) (args []any, accepted, rejected int) {
 					parent = hexID(sp.ParentSpanID())
 				}
 				status := statusString(sp.Status().Code())
-				buf = appendAttrs(buf[:0], sp.Attributes())
+				clear(attrs)
+				buf = appendAttrs(buf[:0], sp.Attributes(), attrs)
 				spanAttrs := string(buf)
 				buf = appendEvents(buf[:0], sp.Events())
 				events := string(buf)
 				buf = appendLinks(buf[:0], sp.Links())
 				links := string(buf)
-				args = append(args,
+				facts := spanFacts{name: sp.Name(), isRoot: parent == "", isError: status == "Error", statusMessage: sp.Status().Message()}
+				if facts.isError {
+					facts.exceptionMessage, facts.exceptionType = exceptionEvent(sp.Events())
+				}
+				d := deriveSpan(conv, facts, attrs)
+				traceID := hexID(sp.TraceID())
+				if facts.isRoot {
+					b.roots = append(b.roots, b.rows)
+				}
+				if facts.isError && !erroredTraces[traceID] {
+					erroredTraces[traceID] = true
+					b.errorTraces = append(b.errorTraces, traceID)
+				}
+				b.args = append(b.args,
 					int64(0), // Seq
 					start,
 					start+duration,
-					hexID(sp.TraceID()),
+					traceID,
 					hexID(sp.SpanID()),
 					parent,
 					sp.TraceState().AsRaw(),
-					sp.Name(),
+					facts.name,
 					kindString(sp.Kind()),
 					service,
 					resJSON,
@@ -132,16 +155,51 @@ func spanArgs(td ptrace.Traces) (args []any, accepted, rejected int) {
 					spanAttrs,
 					duration,
 					status,
-					sp.Status().Message(),
+					facts.statusMessage,
 					events,
 					links,
-					boolInt(parent == ""),
-					boolInt(status == "Error"),
+					boolInt(facts.isRoot),
+					boolInt(facts.isError),
+					nullIfEmpty(d.RunID),
+					nullIfEmpty(d.Domain),
+					boolInt(facts.isError), // TraceErrored, completed below
+					nullIfEmpty(d.JobID),
+					nullIfEmpty(d.JobName),
+					nullIfEmpty(d.JobStatus),
+					nullIfEmpty(d.DBLabel),
+					nullIfEmpty(d.DBSystem),
+					nullIfEmpty(d.ErrorMessage),
+					nullIfEmpty(d.ExceptionType),
+					nullIfEmpty(d.Fingerprint),
 				)
+				b.rows++
 			}
 		}
 	}
-	return args, accepted, rejected
+	for _, r := range b.roots {
+		if erroredTraces[b.args[r*spanColumnCount+colTraceID].(string)] {
+			b.args[r*spanColumnCount+colTraceErrored] = int64(1)
+		}
+	}
+	return b
+}
+
+// exceptionEvent is the first non-empty exception.message and exception.type among a span's
+// "exception" events (the OpenTelemetry way of recording an exception).
+func exceptionEvent(events ptrace.SpanEventSlice) (msg, typ string) {
+	for i := 0; i < events.Len(); i++ {
+		e := events.At(i)
+		if e.Name() != "exception" {
+			continue
+		}
+		if v, ok := e.Attributes().Get("exception.message"); ok && msg == "" {
+			msg = v.AsString()
+		}
+		if v, ok := e.Attributes().Get("exception.type"); ok && typ == "" {
+			typ = v.AsString()
+		}
+	}
+	return msg, typ
 }
 
 // logArgs flattens ld into insert arguments in logColumns order (Seq left for assignSeq).
@@ -149,12 +207,13 @@ func spanArgs(td ptrace.Traces) (args []any, accepted, rejected int) {
 func logArgs(ld plog.Logs, received time.Time) (args []any, n int) {
 	args = make([]any, 0, ld.LogRecordCount()*logColumnCount)
 	var buf []byte
+	attrs := conventions.Attributes{}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
 		res := rl.Resource().Attributes()
 		service := serviceName(res)
-		buf = appendAttrs(buf[:0], res)
+		buf = appendAttrs(buf[:0], res, nil)
 		resJSON := string(buf)
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
@@ -179,10 +238,17 @@ func logArgs(ld plog.Logs, received time.Time) (args []any, n int) {
 				if !r.SpanID().IsEmpty() {
 					spanID = hexID(r.SpanID())
 				}
-				buf = appendAttrs(buf[:0], r.Attributes())
-				attrs := string(buf)
+				clear(attrs)
+				buf = appendAttrs(buf[:0], r.Attributes(), attrs)
+				logAttrs := string(buf)
 				sevNum := int64(r.SeverityNumber())
 				sevText := r.SeverityText()
+				body := r.Body().AsString()
+				isError := isErrorSeverity(sevNum, sevText)
+				var d logDerived
+				if isError {
+					d = deriveLog(body, attrs)
+				}
 				args = append(args,
 					int64(0), // Seq
 					ts,
@@ -193,12 +259,15 @@ func logArgs(ld plog.Logs, received time.Time) (args []any, n int) {
 					sevText,
 					sevNum,
 					service,
-					r.Body().AsString(),
+					body,
 					resJSON,
 					scopeName,
 					scopeVersion,
-					attrs,
-					boolInt(isErrorSeverity(sevNum, sevText)),
+					logAttrs,
+					boolInt(isError),
+					nullIfEmpty(d.ErrorMessage),
+					nullIfEmpty(d.ExceptionType),
+					nullIfEmpty(d.Fingerprint),
 				)
 			}
 		}
@@ -232,7 +301,7 @@ func appendEvents(dst []byte, events ptrace.SpanEventSlice) []byte {
 		dst = append(dst, `,"Name":`...)
 		dst = appendJSONString(dst, e.Name())
 		dst = append(dst, `,"Attributes":`...)
-		dst = appendAttrs(dst, e.Attributes())
+		dst = appendAttrs(dst, e.Attributes(), nil)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
@@ -253,7 +322,7 @@ func appendLinks(dst []byte, links ptrace.SpanLinkSlice) []byte {
 		dst = append(dst, `","TraceState":`...)
 		dst = appendJSONString(dst, l.TraceState().AsRaw())
 		dst = append(dst, `,"Attributes":`...)
-		dst = appendAttrs(dst, l.Attributes())
+		dst = appendAttrs(dst, l.Attributes(), nil)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
@@ -311,6 +380,14 @@ func statusString(c ptrace.StatusCode) string {
 	default:
 		return "Unset"
 	}
+}
+
+// nullIfEmpty is how a derived text column stores s (schema.go): NULL for "".
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func boolInt(b bool) int64 {

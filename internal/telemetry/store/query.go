@@ -199,27 +199,8 @@ type spanEvent struct {
 // spanError returns an error span's message (status message, else the exception event's) and
 // exception type (the exception event's, else error.type).
 func spanError(statusMessage, eventsJSON string, attrs conventions.Attributes) (msg, typ string) {
-	msg = statusMessage
-	if eventsJSON != "" && eventsJSON != "[]" {
-		var evs []spanEvent
-		if json.Unmarshal([]byte(eventsJSON), &evs) == nil {
-			for _, e := range evs {
-				if e.Name != "exception" {
-					continue
-				}
-				if msg == "" {
-					msg = e.Attributes["exception.message"]
-				}
-				if typ == "" {
-					typ = e.Attributes["exception.type"]
-				}
-			}
-		}
-	}
-	if typ == "" && attrs != nil {
-		typ = attrs["error.type"]
-	}
-	return msg, typ
+	exMsg, exType := exceptionOf(eventsJSON)
+	return errorFields(statusMessage, exMsg, exType, attrs)
 }
 
 // scanOf builds the Scan of a window.

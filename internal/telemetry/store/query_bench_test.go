@@ -4,158 +4,171 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
+	"slices"
 	"strconv"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/ptrace"
-
-	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/flows"
 )
 
-// benchSpans is the number of spans the query benchmarks load over 24 h and 20 services
-// (RUNLENS_BENCH_SPANS overrides; B6 asks for 1,000,000 with a fifth as many logs).
-func benchSpans() int {
-	if n, err := strconv.Atoi(os.Getenv("RUNLENS_BENCH_SPANS")); err == nil && n > 0 {
-		return n
-	}
-	return 100_000
+// B6: each telemetry tool through the flows — as a coding agent's call reaches them, minus the
+// MCP framing — over the cached 1,000,000-span dataset (benchdata_test.go), with a 15-minute
+// and a 24-hour window. BenchmarkQueries reports p50-ms and p95-ms per case;
+// TestQueryLatencyReport (RUNLENS_BENCH=1) prints the same as a table for BENCH.md.
+
+// benchWindows are the windows B6 measures.
+var benchWindows = []string{"15m", "24h"}
+
+// benchBusiestService is the service with the most spans (the generator skews traffic towards
+// the first services), the worst case for analyze_service_performance.
+var benchBusiestService = benchServiceName(0)
+
+// latencyCase is one tool call measured in one window.
+type latencyCase struct {
+	tool, variant, window string
+	call                  func(ctx context.Context) error
 }
 
-var (
-	benchOnce sync.Once
-	benchQ    *Querier
-	benchNow  time.Time
-	benchErr  error
-)
-
-// benchStore loads traces of five spans (an HTTP root, a database query, three steps; one
-// trace in fifty fails) and one log per five spans, evenly over the last 24 h.
-func benchStore(b testing.TB) (*Querier, time.Time) {
-	benchOnce.Do(func() {
-		ctx := context.Background()
-		dir, err := os.MkdirTemp("", "runlens-bench-")
-		if err != nil {
-			benchErr = err
-			return
-		}
-		s, err := Open(ctx, Options{Path: filepath.Join(dir, "t.db"), Retention: 48 * time.Hour, MaxBytes: 8 << 30})
-		if err != nil {
-			benchErr = err
-			return
-		}
-		benchNow = time.Now()
-		traces := benchSpans() / 5
-		step := int64(24*time.Hour) / int64(traces)
-		start := benchNow.Add(-24 * time.Hour).UnixNano()
-		const batch = 200
-		for lo := 0; lo < traces; lo += batch {
-			td, ld := ptrace.NewTraces(), plog.NewLogs()
-			for i := lo; i < min(lo+batch, traces); i++ {
-				benchTrace(td, ld, i, start+int64(i)*step)
-			}
-			if _, _, err := s.IngestTraces(ctx, td); err != nil {
-				benchErr = err
-				return
-			}
-			if _, _, err := s.IngestLogs(ctx, ld); err != nil {
-				benchErr = err
-				return
-			}
-		}
-		benchQ = NewQuerier(s, nil)
-	})
-	if benchErr != nil {
-		b.Fatal(benchErr)
+func (c latencyCase) name() string {
+	if c.variant != "" {
+		return c.tool + "(" + c.variant + ")/" + c.window
 	}
-	return benchQ, benchNow
+	return c.tool + "/" + c.window
 }
 
-func benchTrace(td ptrace.Traces, ld plog.Logs, i int, t0 int64) {
-	svc := fmt.Sprintf("service-%02d", i%20)
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.Resource().Attributes().PutStr("service.name", svc)
-	spans := rs.ScopeSpans().AppendEmpty().Spans()
-	var tid pcommon.TraceID
-	copy(tid[:], fmt.Sprintf("%016x%016x", uint64(i)*2654435761+1, uint64(i)+1))
-	sid := func(k int) (s pcommon.SpanID) {
-		copy(s[:], fmt.Sprintf("%08x%08x", i+1, k+1))
-		return s
-	}
-	for k := range 5 {
-		sp := spans.AppendEmpty()
-		sp.SetTraceID(tid)
-		sp.SetSpanID(sid(k))
-		dur := int64((k+1)*1_000_000 + (i*7919)%50_000_000)
-		sp.SetStartTimestamp(pcommon.Timestamp(t0 + int64(k)*1000))
-		sp.SetEndTimestamp(pcommon.Timestamp(t0 + int64(k)*1000 + dur))
-		switch k {
-		case 0:
-			sp.SetName("GET /items/{id}")
-			sp.Attributes().PutStr("http.request.method", "GET")
-			if i%50 == 0 {
-				sp.Status().SetCode(ptrace.StatusCodeError)
-				sp.Status().SetMessage(fmt.Sprintf("item %d not found", i))
-			}
-		case 1:
-			sp.SetParentSpanID(sid(0))
-			sp.SetName("SELECT items")
-			sp.Attributes().PutStr("db.system", "postgresql")
-			sp.Attributes().PutStr("db.statement", fmt.Sprintf("SELECT * FROM items%d WHERE id = %d", i%7, i))
-		default:
-			sp.SetParentSpanID(sid(0))
-			sp.SetName(fmt.Sprintf("step %d", k))
-		}
-	}
-	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("service.name", svc)
-	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
-	lr.SetTimestamp(pcommon.Timestamp(t0))
-	lr.SetTraceID(tid)
-	lr.SetSeverityNumber(plog.SeverityNumberInfo)
-	lr.Body().SetStr("handled")
-}
-
-// BenchmarkQueries measures each telemetry query on the loaded store over a 15-minute and a
-// 24-hour window.
-func BenchmarkQueries(b *testing.B) {
-	q, now := benchStore(b)
+// latencyCases builds the calls over s, with the clock pinned to the dataset's anchor.
+func latencyCases(tb testing.TB, s *Store) []latencyCase {
+	tb.Helper()
+	f := flows.New(flows.Deps{Telemetry: NewQuerier(s, nil), Now: func() time.Time { return benchAnchor }})
 	ctx := context.Background()
-	for _, w := range []struct {
-		name string
-		d    time.Duration
-	}{{"15m", 15 * time.Minute}, {"24h", 24 * time.Hour}} {
-		win := telemetry.Window{StartMs: now.Add(-w.d).UnixMilli(), EndMs: now.UnixMilli() + 1}
-		cases := []struct {
-			name string
-			run  func() error
-		}{
-			{"status", func() error { _, err := q.Status(ctx, telemetry.StatusQuery{Window: win}); return err }},
-			{"runs", func() error { _, err := q.Runs(ctx, telemetry.RunsQuery{Window: win}); return err }},
-			{"runs_by_status", func() error {
-				_, err := q.Runs(ctx, telemetry.RunsQuery{Window: win, Status: "error"})
-				return err
-			}},
-			{"errors", func() error { _, err := q.Errors(ctx, telemetry.ErrorsQuery{Window: win}); return err }},
-			{"last_job", func() error { _, err := q.LastJob(ctx, telemetry.JobQuery{Window: win}); return err }},
-			{"performance", func() error {
-				_, err := q.ServicePerformance(ctx, telemetry.PerformanceQuery{Window: win, Service: "service-03"})
-				return err
-			}},
-			{"db", func() error { _, err := q.DBOperations(ctx, telemetry.DBQuery{Window: win}); return err }},
+	str := func(v string) *string { return &v }
+	var cases []latencyCase
+	for _, w := range benchWindows {
+		// get_run reads one run of the window: the newest failed one, as an agent following
+		// list_runs(status=error) would.
+		page, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Status: str("error"), Limit: 1})
+		if err != nil || len(page.Runs) == 0 {
+			tb.Fatalf("pick a run for get_run in %s: %v (%d runs)", w, err, len(page.Runs))
 		}
-		for _, c := range cases {
-			b.Run(w.name+"/"+c.name, func(b *testing.B) {
-				for b.Loop() {
-					if err := c.run(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+		runID := page.Runs[0].ID
+		add := func(tool, variant string, call func(ctx context.Context) error) {
+			cases = append(cases, latencyCase{tool: tool, variant: variant, window: w, call: call})
 		}
+		add("get_app_status", "", func(ctx context.Context) error {
+			_, err := f.GetAppStatus(ctx, gen.GetAppStatusInput{Window: w})
+			return err
+		})
+		add("list_runs", "", func(ctx context.Context) error {
+			_, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w})
+			return err
+		})
+		add("list_runs", "status=error", func(ctx context.Context) error {
+			_, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Status: str("error")})
+			return err
+		})
+		add("get_run", "", func(ctx context.Context) error {
+			_, err := f.GetRun(ctx, gen.GetRunInput{ID: runID})
+			return err
+		})
+		add("get_recent_errors", "", func(ctx context.Context) error {
+			_, err := f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{Window: w})
+			return err
+		})
+		add("get_last_job_result", "", func(ctx context.Context) error {
+			_, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{Window: w})
+			return err
+		})
+		add("get_last_job_result", "jobName=rotate-keys", func(ctx context.Context) error {
+			_, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{Window: w, JobName: str("rotate-keys")})
+			return err
+		})
+		add("analyze_service_performance", "", func(ctx context.Context) error {
+			_, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Window: w, Service: benchBusiestService})
+			return err
+		})
+		add("analyze_db_bottlenecks", "", func(ctx context.Context) error {
+			_, err := f.AnalyzeDBBottlenecks(ctx, gen.AnalyzeDBBottlenecksInput{Window: w})
+			return err
+		})
 	}
+	return cases
+}
+
+// measure runs call once to warm up, then n times, and returns the sorted latencies.
+func measure(ctx context.Context, n int, call func(context.Context) error) ([]time.Duration, error) {
+	if err := call(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]time.Duration, 0, n)
+	for range n {
+		t0 := time.Now()
+		if err := call(ctx); err != nil {
+			return nil, err
+		}
+		out = append(out, time.Since(t0))
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// percentile is the nearest-rank p-th percentile of sorted.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	i := max(0, int(float64(len(sorted))*p+0.999999)-1)
+	return sorted[min(i, len(sorted)-1)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func BenchmarkQueries(b *testing.B) {
+	s := benchDataset(b)
+	for _, c := range latencyCases(b, s) {
+		b.Run(c.name(), func(b *testing.B) {
+			var lat []time.Duration
+			ctx := context.Background()
+			for b.Loop() {
+				t0 := time.Now()
+				if err := c.call(ctx); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(ms(percentile(lat, 0.5)), "p50-ms")
+			b.ReportMetric(ms(percentile(lat, 0.95)), "p95-ms")
+		})
+	}
+}
+
+// TestQueryLatencyReport prints B6 as a Markdown table: RUNLENS_BENCH=1 go test -run
+// TestQueryLatencyReport -v ./internal/telemetry/store (RUNLENS_BENCH_ITERS sets the calls per
+// case, default 30).
+func TestQueryLatencyReport(t *testing.T) {
+	if os.Getenv("RUNLENS_BENCH") == "" {
+		t.Skip("set RUNLENS_BENCH=1 to measure B6 (generates a 1M-span store on first use)")
+	}
+	n := 30
+	if v, err := strconv.Atoi(os.Getenv("RUNLENS_BENCH_ITERS")); err == nil && v > 0 {
+		n = v
+	}
+	s := benchDataset(t)
+	ctx := context.Background()
+	var b strings.Builder
+	fmt.Fprintf(&b, "| tool | window | p50 ms | p95 ms |\n|---|---|---:|---:|\n")
+	worst := time.Duration(0)
+	for _, c := range latencyCases(t, s) {
+		lat, err := measure(ctx, n, c.call)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name(), err)
+		}
+		tool := c.tool
+		if c.variant != "" {
+			tool += " (" + c.variant + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f |\n", tool, c.window, ms(percentile(lat, 0.5)), ms(percentile(lat, 0.95)))
+		worst = max(worst, percentile(lat, 0.95))
+	}
+	t.Logf("B6, %d calls per case after one warm-up:\n%sworst p95: %.1f ms", n, b.String(), ms(worst))
 }

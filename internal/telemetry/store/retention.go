@@ -48,10 +48,10 @@ func (s *Store) Prune(ctx context.Context) (deleted int64, err error) {
 // pruneOlderThan deletes table rows with Timestamp before cutoff, a batch per transaction.
 func (s *Store) pruneOlderThan(ctx context.Context, table string, cutoff int64) (int64, error) {
 	query := `DELETE FROM ` + table + ` WHERE Seq IN (SELECT Seq FROM ` + table +
-		` WHERE Timestamp < ? ORDER BY Timestamp LIMIT ?)`
+		` WHERE Timestamp < ? ORDER BY Timestamp LIMIT ?)` + deletedColumns(table)
 	var total int64
 	for {
-		n, err := s.deleteBatch(ctx, query, cutoff, pruneBatchRows)
+		n, err := s.deleteBatch(ctx, table, query, cutoff, pruneBatchRows)
 		total += n
 		if err != nil {
 			return total, fmt.Errorf("prune %s by age: %w", table, err)
@@ -88,8 +88,8 @@ func (s *Store) pruneToSize(ctx context.Context) (int64, error) {
 		}
 		batch := min((used-target)/rowBytes+1, pruneBatchRows)
 		query := `DELETE FROM ` + table + ` WHERE Seq IN (SELECT Seq FROM ` + table +
-			` ORDER BY Timestamp LIMIT ?)`
-		n, err := s.deleteBatch(ctx, query, batch)
+			` ORDER BY Timestamp LIMIT ?)` + deletedColumns(table)
+		n, err := s.deleteBatch(ctx, table, query, batch)
 		total += n
 		if err != nil {
 			return total, fmt.Errorf("prune %s by size: %w", table, err)
@@ -101,15 +101,52 @@ func (s *Store) pruneToSize(ctx context.Context) (int64, error) {
 	return total, nil
 }
 
-func (s *Store) deleteBatch(ctx context.Context, query string, args ...any) (int64, error) {
+// deletedColumns is the RETURNING clause of a delete from table: what the rollups need to
+// subtract the deleted rows.
+func deletedColumns(table string) string {
+	if table == TracesTable {
+		return ` RETURNING Timestamp, ServiceName, IsError, IsRoot, COALESCE(Domain, ''), TraceErrored`
+	}
+	return ` RETURNING Timestamp, ServiceName, IsError`
+}
+
+// deleteBatch runs one DELETE … RETURNING deletedColumns(table) and subtracts the deleted rows
+// from the rollups in the same transaction.
+func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...any) (int64, error) {
 	var n int64
-	err := s.writer.submit(ctx, 0, true, func(ctx context.Context, tx *sql.Tx, _ *statements, _ *int64) error {
-		res, err := tx.ExecContext(ctx, query, args...)
+	err := s.writer.submit(ctx, 0, true, func(ctx context.Context, tx *sql.Tx, st *statements, _ *int64) error {
+		n = 0
+		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
-		return err
+		var roll rollup
+		for rows.Next() {
+			var ns, isError, isRoot, errored int64
+			var service, domain string
+			dest := []any{&ns, &service, &isError}
+			if table == TracesTable {
+				dest = append(dest, &isRoot, &domain, &errored)
+			}
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return err
+			}
+			n++
+			if table == TracesTable {
+				roll.addSpan(ns, service, isError, -1)
+				if isRoot == 1 {
+					roll.addRun(ns, service, domain, -1, -errored)
+				}
+				continue
+			}
+			roll.addLog(ns, service, isError, -1)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return roll.apply(ctx, tx, st)
 	})
 	return n, err
 }

@@ -73,22 +73,74 @@ package store
 //	                            'error' or 'fatal' (TELEMETRY.md's error event), else 0
 //
 // meta, key/value TEXT pairs: 'instance_id' (random, created with the file; a cursor from
-// another store file is detectably foreign) and 'high_water' (the last Seq committed, decimal).
+// another store file is detectably foreign), 'high_water' (the last Seq committed, decimal),
+// 'derived_conventions' (the fingerprint of the conventions every row's derived columns were
+// computed with; absent while a recomputation is pending) and 'derived_recompute' (the pending
+// recomputation's progress, see recompute.go).
 //
-// Indexes, named for the access paths of the telemetry tools:
+// Derived columns (schema version 2) hold what the conventions read off a span or record,
+// computed at ingest so that the queries aggregate in SQL instead of decoding attribute JSON row
+// by row. Their values depend on the conventions the store was opened with; meta records which
+// (see derive.go and recompute.go). Text columns are ” when they do not apply.
 //
-//	otel_traces_service_time (ServiceName, Timestamp)   per-service windows, performance
-//	otel_traces_time         (Timestamp)                  windows across services, retention
-//	otel_traces_trace        (TraceId)                    get_run, run assembly
-//	otel_traces_errors       (StatusCode, Timestamp) WHERE StatusCode = 'Error'
-//	                         get_recent_errors; a query must say StatusCode = 'Error' literally
-//	                         for SQLite to use this partial index
-//	otel_traces_roots        (ServiceName, Timestamp) WHERE IsRoot = 1
-//	                         list_runs over root spans; a query must say IsRoot = 1 literally
-//	otel_logs_trace          (TraceId)
-//	otel_logs_time           (Timestamp)
-//	otel_logs_severity_time  (SeverityNumber, Timestamp)
-//	otel_logs_errors         (Timestamp) WHERE IsError = 1
+//	otel_traces:
+//	RunId          TEXT     root spans: the first execution-id attribute ('' = the trace is the run)
+//	Domain         TEXT     root spans: the run's domain by the domain rules
+//	TraceErrored   INTEGER  root spans: 1 when any span of the trace has status Error, kept up
+//	                        to date as later spans of the trace arrive
+//	JobId          TEXT     job spans: the job id ('' = not a job span)
+//	JobName        TEXT     job spans: the job-name attribute, else the span name
+//	JobStatus      TEXT     job spans: the application's job status, '' when absent
+//	DbLabel        TEXT     database spans: the operation label ('' = not a database span)
+//	DbSystem       TEXT     database spans: the database system
+//	ErrorMessage   TEXT     error spans: the status message, else the exception event's message
+//	ExceptionType  TEXT     error spans: the exception event's type, else error.type
+//	Fingerprint    TEXT     error spans: conventions.Fingerprint(ExceptionType, ErrorMessage)
+//
+//	otel_logs (error records only):
+//	ErrorMessage   TEXT     the body, else the exception.message attribute
+//	ExceptionType  TEXT     exception.type, else error.type
+//	Fingerprint    TEXT     conventions.Fingerprint(ExceptionType, ErrorMessage)
+//
+// Activity rollups (schema version 2) count rows per five-minute bucket (Timestamp / 300 s), so
+// get_app_status over a day adds a few thousand rollup rows instead of a million spans; only
+// the partial buckets at the window's edges are counted from the rows themselves:
+//
+//	otel_activity      (Bucket, ServiceName) -> Spans, SpanErrors, Logs, LogErrors
+//	otel_run_activity  (Bucket, ServiceName, Domain) -> Runs (root spans), ErroredRuns
+//	                   (roots with TraceErrored = 1)
+//
+// Every write keeps them exact in the same transaction as the rows: ingest adds, pruning
+// subtracts what it deletes, a root turning TraceErrored or changing Domain moves its count.
+// Any new statement that inserts, deletes or updates these columns must do the same.
+//
+// Indexes, named for the access paths of the telemetry tools (a partial index is used only
+// when the query repeats its WHERE condition literally):
+//
+//	otel_traces_time    (Timestamp, ServiceName, IsError)     windows across services: the
+//	                    partial buckets of get_app_status, retention, the newest span
+//	otel_traces_ops     (ServiceName, SpanName, Timestamp, Duration, IsError)
+//	                    analyze_service_performance: one seek per operation, durations read
+//	                    from the index; also the service list
+//	otel_traces_trace   (TraceId, IsError)                    get_run, span and error counts
+//	                    per trace, whether a trace has an error span
+//	otel_traces_errors  (Timestamp) WHERE IsError = 1         get_recent_errors
+//	otel_traces_error_traces (TraceId) WHERE IsError = 1     ingest: does a trace have a
+//	                    stored error span? (a small index, so the probe stays in cache)
+//	otel_traces_runs    (Timestamp, ServiceName, Domain, TraceErrored, JobStatus, TraceId)
+//	                    WHERE IsRoot = 1                      list_runs: count and page any
+//	                    filter combination from the index alone
+//	otel_traces_run_ids (RunId) WHERE IsRoot = 1 AND RunId != ''   get_run by run id
+//	otel_traces_jobs    (JobName, Timestamp) WHERE JobId != ''     get_last_job_result by name
+//	otel_traces_job_time (Timestamp, JobId, ServiceName) WHERE JobId != ''
+//	                    get_last_job_result without a name
+//	otel_traces_db      (DbLabel, Duration, Timestamp, ServiceName, IsError, DbSystem,
+//	                    DbCollection) WHERE DbLabel != ''    analyze_db_bottlenecks: groups in
+//	                    label order without sorting; a label's p95 walks its durations from
+//	                    the top
+//	otel_logs_trace     (TraceId)
+//	otel_logs_time      (Timestamp, ServiceName, IsError)
+//	otel_logs_errors    (Timestamp) WHERE IsError = 1
 //
 // Schema changes are appended to migrations, never edited in place: PRAGMA user_version holds
 // how many have been applied, so an older file upgrades step by step on Open.
@@ -151,6 +203,77 @@ CREATE INDEX IF NOT EXISTS otel_logs_time ON otel_logs (Timestamp);
 CREATE INDEX IF NOT EXISTS otel_logs_severity_time ON otel_logs (SeverityNumber, Timestamp);
 CREATE INDEX IF NOT EXISTS otel_logs_errors ON otel_logs (Timestamp) WHERE IsError = 1;
 `,
+	// 2: derived columns, activity rollups and the indexes of the aggregating queries. Rows of
+	// an older file get TraceErrored and the rollups here; the conventions-dependent columns
+	// are filled by the background recomputation that Open starts when meta has no
+	// derived_conventions.
+	`
+ALTER TABLE otel_traces ADD COLUMN RunId TEXT;
+ALTER TABLE otel_traces ADD COLUMN Domain TEXT;
+ALTER TABLE otel_traces ADD COLUMN TraceErrored INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE otel_traces ADD COLUMN JobId TEXT;
+ALTER TABLE otel_traces ADD COLUMN JobName TEXT;
+ALTER TABLE otel_traces ADD COLUMN JobStatus TEXT;
+ALTER TABLE otel_traces ADD COLUMN DbLabel TEXT;
+ALTER TABLE otel_traces ADD COLUMN DbSystem TEXT;
+ALTER TABLE otel_traces ADD COLUMN ErrorMessage TEXT;
+ALTER TABLE otel_traces ADD COLUMN ExceptionType TEXT;
+ALTER TABLE otel_traces ADD COLUMN Fingerprint TEXT;
+ALTER TABLE otel_logs ADD COLUMN ErrorMessage TEXT;
+ALTER TABLE otel_logs ADD COLUMN ExceptionType TEXT;
+ALTER TABLE otel_logs ADD COLUMN Fingerprint TEXT;
+
+DROP INDEX IF EXISTS otel_traces_service_time;
+DROP INDEX IF EXISTS otel_traces_time;
+DROP INDEX IF EXISTS otel_traces_trace;
+DROP INDEX IF EXISTS otel_traces_errors;
+DROP INDEX IF EXISTS otel_traces_roots;
+DROP INDEX IF EXISTS otel_logs_time;
+DROP INDEX IF EXISTS otel_logs_severity_time;
+
+UPDATE otel_traces SET TraceErrored = 1
+WHERE IsRoot = 1 AND TraceId IN (SELECT TraceId FROM otel_traces WHERE IsError = 1);
+
+CREATE INDEX otel_traces_time ON otel_traces (Timestamp, ServiceName, IsError);
+CREATE INDEX otel_traces_ops ON otel_traces (ServiceName, SpanName, Timestamp, Duration, IsError);
+CREATE INDEX otel_traces_trace ON otel_traces (TraceId, IsError);
+CREATE INDEX otel_traces_errors ON otel_traces (Timestamp) WHERE IsError = 1;
+CREATE INDEX otel_traces_error_traces ON otel_traces (TraceId) WHERE IsError = 1;
+CREATE INDEX otel_traces_runs ON otel_traces (Timestamp, ServiceName, Domain, TraceErrored, JobStatus, TraceId)
+	WHERE IsRoot = 1;
+CREATE INDEX otel_traces_run_ids ON otel_traces (RunId) WHERE IsRoot = 1 AND RunId != '';
+CREATE INDEX otel_traces_jobs ON otel_traces (JobName, Timestamp) WHERE JobId != '';
+CREATE INDEX otel_traces_job_time ON otel_traces (Timestamp, JobId, ServiceName) WHERE JobId != '';
+CREATE INDEX otel_traces_db ON otel_traces (DbLabel, Duration, Timestamp, ServiceName, IsError, DbSystem)
+	WHERE DbLabel != '';
+CREATE INDEX otel_logs_time ON otel_logs (Timestamp, ServiceName, IsError);
+
+CREATE TABLE otel_activity (
+	Bucket      INTEGER NOT NULL,
+	ServiceName TEXT    NOT NULL,
+	Spans       INTEGER NOT NULL DEFAULT 0,
+	SpanErrors  INTEGER NOT NULL DEFAULT 0,
+	Logs        INTEGER NOT NULL DEFAULT 0,
+	LogErrors   INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (Bucket, ServiceName)
+) WITHOUT ROWID;
+CREATE TABLE otel_run_activity (
+	Bucket      INTEGER NOT NULL,
+	ServiceName TEXT    NOT NULL,
+	Domain      TEXT    NOT NULL,
+	Runs        INTEGER NOT NULL DEFAULT 0,
+	ErroredRuns INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (Bucket, ServiceName, Domain)
+) WITHOUT ROWID;
+INSERT INTO otel_activity (Bucket, ServiceName, Spans, SpanErrors)
+	SELECT Timestamp / 300000000000, ServiceName, COUNT(*), SUM(IsError) FROM otel_traces GROUP BY 1, 2;
+INSERT INTO otel_activity (Bucket, ServiceName, Logs, LogErrors)
+	SELECT Timestamp / 300000000000, ServiceName, COUNT(*), SUM(IsError) FROM otel_logs WHERE true GROUP BY 1, 2
+	ON CONFLICT (Bucket, ServiceName) DO UPDATE SET Logs = excluded.Logs, LogErrors = excluded.LogErrors;
+INSERT INTO otel_run_activity (Bucket, ServiceName, Domain, Runs, ErroredRuns)
+	SELECT Timestamp / 300000000000, ServiceName, COALESCE(Domain, ''), COUNT(*), SUM(TraceErrored)
+	FROM otel_traces WHERE IsRoot = 1 GROUP BY 1, 2, 3;
+`,
 }
 
 // Table and meta key names, shared by the writer, the pruner and the query code so a rename
@@ -164,6 +287,13 @@ const (
 	metaInstanceID = "instance_id"
 	// metaHighWater names the last committed ingest sequence number.
 	metaHighWater = "high_water"
+	// ActivityTable and RunActivityTable are the rollups of get_app_status.
+	ActivityTable    = "otel_activity"
+	RunActivityTable = "otel_run_activity"
+	// bucketNs is the width of a rollup bucket: five minutes. The migration's SQL repeats it;
+	// bucketExpr is the same number for SQL text.
+	bucketNs   int64 = 300_000_000_000
+	bucketExpr       = "300000000000"
 )
 
 // SchemaVersion is the number of migrations this build knows; PRAGMA user_version of an

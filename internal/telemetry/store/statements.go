@@ -7,20 +7,41 @@ import (
 	"strings"
 )
 
-// Column lists in insert order; spanRow.args and logRow.args produce values in this order.
+// Column lists in insert order; spanArgs and logArgs produce values in this order.
 const (
 	spanColumns = `Seq, Timestamp, EndTimestamp, TraceId, SpanId, ParentSpanId, TraceState,
 	SpanName, SpanKind, ServiceName, ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes,
-	Duration, StatusCode, StatusMessage, EventsJSON, LinksJSON, IsRoot, IsError`
-	spanColumnCount = 21
+	Duration, StatusCode, StatusMessage, EventsJSON, LinksJSON, IsRoot, IsError,
+	RunId, Domain, TraceErrored, JobId, JobName, JobStatus, DbLabel, DbSystem, ErrorMessage,
+	ExceptionType, Fingerprint`
+	spanColumnCount = 32
 	logColumns      = `Seq, Timestamp, ObservedTimestamp, TraceId, SpanId, TraceFlags,
 	SeverityText, SeverityNumber, ServiceName, Body, ResourceAttributes, ScopeName, ScopeVersion,
-	LogAttributes, IsError`
-	logColumnCount = 15
+	LogAttributes, IsError, ErrorMessage, ExceptionType, Fingerprint`
+	logColumnCount = 18
 	// rowsPerInsert is how many rows one multi-row INSERT carries: fewer statement executions
 	// per batch is most of the ingest speed with a database/sql driver.
 	rowsPerInsert = 32
 )
+
+// Positions in a row of insert arguments that the writer reads back.
+const (
+	colSeq          = 0
+	colTimestamp    = 1
+	colTraceID      = 3
+	colServiceName  = 9
+	colIsRoot       = 19
+	colIsError      = 20
+	colDomain       = 22
+	colTraceErrored = 23
+	// Log rows keep Timestamp at colTimestamp too.
+	logColServiceName = 8
+	logColIsError     = 14
+)
+
+// idChunk is how many ids the prepared IN (...) statements take at once; shorter lists are
+// padded with the empty id, which no stored trace has.
+const idChunk = 64
 
 // statements are prepared once on the write connection and reused by every transaction.
 type statements struct {
@@ -30,6 +51,15 @@ type statements struct {
 	insertSpans    *sql.Stmt // rowsPerInsert rows
 	insertLog      *sql.Stmt
 	insertLogs     *sql.Stmt
+	// storedErrorTraces selects which of idChunk trace ids have a stored error span.
+	storedErrorTraces *sql.Stmt
+	// markTraceErrored sets TraceErrored on the stored roots of idChunk traces and returns
+	// each changed root's bucket, service and domain.
+	markTraceErrored *sql.Stmt
+	addActivity      *sql.Stmt
+	addRunActivity   *sql.Stmt
+	dropActivity     *sql.Stmt
+	dropRunActivity  *sql.Stmt
 }
 
 func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
@@ -47,6 +77,21 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 	prep(&st.insertSpans, insertSQL(TracesTable, spanColumns, spanColumnCount, rowsPerInsert))
 	prep(&st.insertLog, insertSQL(LogsTable, logColumns, logColumnCount, 1))
 	prep(&st.insertLogs, insertSQL(LogsTable, logColumns, logColumnCount, rowsPerInsert))
+	in := "(" + placeholders(idChunk) + ")"
+	prep(&st.storedErrorTraces, `SELECT DISTINCT TraceId FROM `+TracesTable+` INDEXED BY otel_traces_error_traces
+		WHERE IsError = 1 AND TraceId IN `+in)
+	prep(&st.markTraceErrored, `UPDATE `+TracesTable+` SET TraceErrored = 1
+		WHERE IsRoot = 1 AND TraceErrored = 0 AND TraceId IN `+in+`
+		RETURNING Timestamp / `+bucketExpr+`, ServiceName, COALESCE(Domain, '')`)
+	prep(&st.addActivity, `INSERT INTO `+ActivityTable+` (Bucket, ServiceName, Spans, SpanErrors, Logs, LogErrors)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName) DO UPDATE SET
+		Spans = Spans + excluded.Spans, SpanErrors = SpanErrors + excluded.SpanErrors,
+		Logs = Logs + excluded.Logs, LogErrors = LogErrors + excluded.LogErrors`)
+	prep(&st.addRunActivity, `INSERT INTO `+RunActivityTable+` (Bucket, ServiceName, Domain, Runs, ErroredRuns)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName, Domain) DO UPDATE SET
+		Runs = Runs + excluded.Runs, ErroredRuns = ErroredRuns + excluded.ErroredRuns`)
+	prep(&st.dropActivity, `DELETE FROM `+ActivityTable+` WHERE Bucket = ? AND ServiceName = ? AND Spans = 0 AND Logs = 0`)
+	prep(&st.dropRunActivity, `DELETE FROM `+RunActivityTable+` WHERE Bucket = ? AND ServiceName = ? AND Domain = ? AND Runs = 0`)
 	if err != nil {
 		st.close()
 		return nil, fmt.Errorf("prepare write statements: %w", err)
@@ -57,7 +102,9 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 // close releases the prepared statements; a failure to close one leaks nothing the closing
 // connection does not release anyway, so it is not reported.
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.readHighWater, st.writeHighWater, st.insertSpan, st.insertSpans, st.insertLog, st.insertLogs} {
+	for _, s := range []*sql.Stmt{st.readHighWater, st.writeHighWater, st.insertSpan, st.insertSpans, st.insertLog,
+		st.insertLogs, st.storedErrorTraces, st.markTraceErrored, st.addActivity, st.addRunActivity, st.dropActivity,
+		st.dropRunActivity} {
 		if s != nil {
 			_ = s.Close()
 		}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
+
+	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 // Defaults for Options fields left zero.
@@ -65,6 +67,14 @@ type Options struct {
 	// acknowledged telemetry (the file stays consistent either way). Measured on B5, the
 	// per-commit fsync costs about a third of the ingest rate.
 	FsyncEveryCommit bool
+	// Conventions classify spans at ingest into the derived columns the queries aggregate
+	// (runs, domains, jobs, database operations); nil means the otel preset. Give the store the
+	// conventions its queriers use: a Querier whose conventions differ from those the columns
+	// were computed with answers correctly but slowly, decoding attributes row by row. When a
+	// writable Open finds columns computed with other conventions (or a file from before
+	// they existed), it recomputes them in the background, in small transactions queued
+	// behind ingest; queries decode attributes until it is done.
+	Conventions *conventions.Conventions
 }
 
 // Store is the embedded telemetry store: one writer goroutine owning the only write
@@ -77,6 +87,10 @@ type Store struct {
 	writer     *writer // nil when read-only
 	ckpt       *checkpointer
 	instanceID string
+	// conv computes the derived columns of new rows (writable stores); convFP is its
+	// fingerprint.
+	conv   *conventions.Conventions
+	convFP string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -99,7 +113,14 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", o.Path, err)
 	}
-	s := &Store{opts: o, path: abs, stopBG: make(chan struct{})}
+	s := &Store{opts: o, path: abs, stopBG: make(chan struct{}), conv: o.Conventions}
+	if s.conv == nil && !o.ReadOnly {
+		s.conv = conventions.Default()
+	}
+	if s.conv != nil {
+		s.convFP = conventionsFingerprint(s.conv)
+	}
+	recompute := false
 
 	if o.ReadOnly {
 		if _, err := os.Stat(abs); err != nil {
@@ -120,7 +141,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		s.writerDB.SetMaxIdleConns(1)
 		s.writerDB.SetConnMaxLifetime(0)
 		s.writerDB.SetConnMaxIdleTime(0)
-		if err := migrate(ctx, s.writerDB); err != nil {
+		if recompute, err = migrate(ctx, s.writerDB, s.convFP); err != nil {
 			s.writerDB.Close()
 			return nil, fmt.Errorf("open store %s: %w", o.Path, err)
 		}
@@ -148,6 +169,9 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		ckptDB.SetMaxOpenConns(1)
 		s.ckpt = startCheckpointer(ckptDB)
 		s.writer = startWriter(s.writerDB, s.ckpt.committed)
+		if recompute {
+			s.startRecompute()
+		}
 	}
 	return s, nil
 }
@@ -182,38 +206,43 @@ func dsn(path string, write, fsyncEveryCommit bool) string {
 	return u.String()
 }
 
-// migrate brings the file to SchemaVersion and gives it an instance id, in one transaction
-// so two processes opening a new file at once cannot both apply a step.
-func migrate(ctx context.Context, db *sql.DB) error {
+// migrate brings the file to SchemaVersion, gives it an instance id and plans the
+// recomputation of derived columns computed with other conventions than convFP (recompute is
+// true when one is pending), in one transaction so two processes opening a new file at once
+// cannot both apply a step.
+func migrate(ctx context.Context, db *sql.DB, convFP string) (recompute bool, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin migration: %w", err)
+		return false, fmt.Errorf("begin migration: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	var version int
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
+		return false, fmt.Errorf("read schema version: %w", err)
 	}
 	if version > len(migrations) {
-		return fmt.Errorf("file schema version %d, this build knows %d: %w", version, len(migrations), ErrSchemaTooNew)
+		return false, fmt.Errorf("file schema version %d, this build knows %d: %w", version, len(migrations), ErrSchemaTooNew)
 	}
 	for i := version; i < len(migrations); i++ {
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
-			return fmt.Errorf("apply migration %d: %w", i+1, err)
+			return false, fmt.Errorf("apply migration %d: %w", i+1, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(len(migrations))); err != nil {
-		return fmt.Errorf("record schema version: %w", err)
+		return false, fmt.Errorf("record schema version: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx,
 		`INSERT INTO meta (key, value) VALUES (?, ?), (?, '0') ON CONFLICT (key) DO NOTHING`,
 		metaInstanceID, newInstanceID(), metaHighWater); err != nil {
-		return fmt.Errorf("initialize meta: %w", err)
+		return false, fmt.Errorf("initialize meta: %w", err)
+	}
+	if recompute, err = planRecompute(ctx, tx, convFP); err != nil {
+		return false, err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit migration: %w", err)
+		return false, fmt.Errorf("commit migration: %w", err)
 	}
-	return nil
+	return recompute, nil
 }
 
 // newInstanceID returns 16 random bytes in hex; crypto/rand never fails on supported platforms.

@@ -80,7 +80,7 @@ func (q *Querier) Errors(ctx context.Context, eq telemetry.ErrorsQuery) (telemet
 
 func (q *Querier) errorSpans(ctx context.Context, eq telemetry.ErrorsQuery, budget int) ([]errorEvent, bool, error) {
 	var f filter
-	f.add("StatusCode = 'Error'")
+	f.add("IsError = 1")
 	f.window(eq.Window)
 	f.service(eq.Service)
 	f.asOf(eq.AsOf)

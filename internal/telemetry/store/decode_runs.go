@@ -63,7 +63,7 @@ func (q *Querier) summarize(r rootRow, errored bool) telemetry.RunSummary {
 // start after the window that holds their root, never before their root).
 func (q *Querier) errorTraces(ctx context.Context, startMs, asOf int64) (map[string]bool, error) {
 	var f filter
-	f.add("StatusCode = 'Error'")
+	f.add("IsError = 1")
 	f.add("Timestamp >= ?", startMs*1e6)
 	f.asOf(asOf)
 	rows, err := q.store.DB().QueryContext(ctx, `SELECT DISTINCT TraceId FROM `+TracesTable+f.where(), f.args...)

@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// rollup accumulates changes to the activity rollups (schema.go) within one transaction and
+// applies them at its end, one upsert per bucket touched.
+type rollup struct {
+	activity map[activityKey]*activityCounts
+	runs     map[runKey]*runCounts
+}
+
+type activityKey struct {
+	bucket  int64
+	service string
+}
+
+type activityCounts struct{ spans, spanErrors, logs, logErrors int64 }
+
+type runKey struct {
+	bucket          int64
+	service, domain string
+}
+
+type runCounts struct{ runs, errored int64 }
+
+func bucketOf(ns int64) int64 { return ns / bucketNs }
+
+// addSpan counts n spans (n is -1 for a deleted one) at ns, isError of them errors.
+func (r *rollup) addSpan(ns int64, service string, isError, n int64) {
+	c := r.activityAt(ns, service)
+	c.spans += n
+	c.spanErrors += isError * n
+}
+
+// addLog counts n log records at ns.
+func (r *rollup) addLog(ns int64, service string, isError, n int64) {
+	c := r.activityAt(ns, service)
+	c.logs += n
+	c.logErrors += isError * n
+}
+
+// addRun adds runs roots and errored errored roots to a domain's bucket (negative to remove).
+func (r *rollup) addRun(ns int64, service, domain string, runs, errored int64) {
+	if r.runs == nil {
+		r.runs = map[runKey]*runCounts{}
+	}
+	k := runKey{bucketOf(ns), service, domain}
+	c := r.runs[k]
+	if c == nil {
+		c = &runCounts{}
+		r.runs[k] = c
+	}
+	c.runs += runs
+	c.errored += errored
+}
+
+func (r *rollup) activityAt(ns int64, service string) *activityCounts {
+	if r.activity == nil {
+		r.activity = map[activityKey]*activityCounts{}
+	}
+	k := activityKey{bucketOf(ns), service}
+	c := r.activity[k]
+	if c == nil {
+		c = &activityCounts{}
+		r.activity[k] = c
+	}
+	return c
+}
+
+// apply writes the accumulated changes and deletes the buckets they emptied (a count below
+// zero would be a bug; it is left in place for the tests to see).
+func (r *rollup) apply(ctx context.Context, tx *sql.Tx, st *statements) error {
+	if len(r.activity) > 0 {
+		add, drop := tx.StmtContext(ctx, st.addActivity), tx.StmtContext(ctx, st.dropActivity)
+		for k, c := range r.activity {
+			if *c == (activityCounts{}) {
+				continue
+			}
+			if _, err := add.ExecContext(ctx, k.bucket, k.service, c.spans, c.spanErrors, c.logs, c.logErrors); err != nil {
+				return fmt.Errorf("update activity rollup: %w", err)
+			}
+			if c.spans < 0 || c.logs < 0 {
+				if _, err := drop.ExecContext(ctx, k.bucket, k.service); err != nil {
+					return fmt.Errorf("update activity rollup: %w", err)
+				}
+			}
+		}
+	}
+	if len(r.runs) > 0 {
+		add, drop := tx.StmtContext(ctx, st.addRunActivity), tx.StmtContext(ctx, st.dropRunActivity)
+		for k, c := range r.runs {
+			if *c == (runCounts{}) {
+				continue
+			}
+			if _, err := add.ExecContext(ctx, k.bucket, k.service, k.domain, c.runs, c.errored); err != nil {
+				return fmt.Errorf("update run rollup: %w", err)
+			}
+			if c.runs < 0 {
+				if _, err := drop.ExecContext(ctx, k.bucket, k.service, k.domain); err != nil {
+					return fmt.Errorf("update run rollup: %w", err)
+				}
+			}
+		}
+	}
+	return nil
+}
