@@ -113,11 +113,19 @@ func (a *App) Handler(p server.Profile) *server.Handler {
 // Store opens the embedded store once, for the receiver and the queries alike.
 func (a *App) Store(ctx context.Context) (*store.Store, error) {
 	a.storeOnce.Do(func() {
-		a.store, a.storeErr = store.Open(ctx, store.Options{
-			Path:      a.Config.Store.Path,
-			Retention: a.Config.Store.Retention,
-			MaxBytes:  a.Config.Store.MaxBytes,
-			Logger:    a.Logger,
+		conv, err := a.conventions()
+		if err != nil {
+			a.storeErr = err
+			return
+		}
+		// The store outlives the call that opens it: a cancelled first request must not leave
+		// the process without a store for good.
+		a.store, a.storeErr = store.Open(context.WithoutCancel(ctx), store.Options{
+			Path:        a.Config.Store.Path,
+			Retention:   a.Config.Store.Retention,
+			MaxBytes:    a.Config.Store.MaxBytes,
+			Conventions: conv,
+			Logger:      a.Logger,
 		})
 	})
 	return a.store, a.storeErr
