@@ -34,7 +34,7 @@ import (
 // one log record per trace (an error record for a failed one). Everything comes from a seeded
 // generator, so the file is the same on every machine.
 const (
-	benchGenVersion  = 1
+	benchGenVersion  = 2
 	benchTotalSpans  = 1_000_000
 	benchTotalLogs   = 200_000
 	benchServiceN    = 20
@@ -422,7 +422,7 @@ func (g *benchGenerator) childSpan(sp ptrace.Span, t benchTrace, k, i int) int64
 	kind := benchKind(t.service)
 	switch {
 	case (kind == "http" || kind == "messaging") && k <= 2:
-		table := benchTables[(i*7+k)%len(benchTables)]
+		table := benchTables[g.rng.IntN(len(benchTables))]
 		sp.SetKind(ptrace.SpanKindClient)
 		switch (t.service + k) % 3 {
 		case 0: // stable names

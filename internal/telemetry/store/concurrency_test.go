@@ -97,7 +97,7 @@ func TestAFailingBatchDoesNotFailTheBatchesSharingItsCommit(t *testing.T) {
 	queued(func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error { return boom })
 	for i := range 2 {
 		td := makeTraces("ok", uint64(i+1), 1, time.Now())
-		b := spanArgs(td, s.conv)
+		b := spanArgs(td, s.derive)
 		queued(func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
 			return writeSpans(ctx, tx, st, b, next)
 		})

@@ -8,11 +8,11 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
-// LastJob finds the newest span in the window carrying a job id that matches the query, and
+// lastJobDecoded finds the newest span in the window carrying a job id that matches the query, and
 // the status of the execution of the same job before it. Rows are pre-filtered in SQL on the
 // attribute text (a job-id key, and the wanted id or name) and confirmed on the decoded
 // attributes.
-func (q *Querier) LastJob(ctx context.Context, jq telemetry.JobQuery) (telemetry.JobResult, error) {
+func (q *Querier) lastJobDecoded(ctx context.Context, jq telemetry.JobQuery) (telemetry.JobResult, error) {
 	var f filter
 	f.window(jq.Window)
 	f.service(jq.Service)

@@ -9,13 +9,13 @@ import (
 	"github.com/runlens/runlens/internal/telemetry"
 )
 
-// ServicePerformance reads only (SpanName, Duration, IsError) of the service's spans in the
+// servicePerformanceDecoded reads only (SpanName, Duration, IsError) of the service's spans in the
 // window, through the (ServiceName, Timestamp) index, and computes exact nearest-rank
 // percentiles over all of them (up to the scan limit).
-func (q *Querier) ServicePerformance(ctx context.Context, pq telemetry.PerformanceQuery) (telemetry.Performance, error) {
+func (q *Querier) servicePerformanceDecoded(ctx context.Context, pq telemetry.PerformanceQuery) (telemetry.Performance, error) {
 	p := telemetry.Performance{Service: pq.Service}
 	var f filter
-	f.service(cmp.Or(pq.Service, telemetry.UnknownService))
+	f.serviceIndexed(cmp.Or(pq.Service, telemetry.UnknownService))
 	f.window(pq.Window)
 	if pq.Operation != "" {
 		f.add("SpanName = ?", pq.Operation)
@@ -74,9 +74,9 @@ func (q *Querier) ServicePerformance(ctx context.Context, pq telemetry.Performan
 	return p, nil
 }
 
-// DBOperations reads the window's spans whose attribute text mentions a database key prefix,
+// dbOperationsDecoded reads the window's spans whose attribute text mentions a database key prefix,
 // confirms and labels them with the conventions, and aggregates per label.
-func (q *Querier) DBOperations(ctx context.Context, dq telemetry.DBQuery) (telemetry.DBReport, error) {
+func (q *Querier) dbOperationsDecoded(ctx context.Context, dq telemetry.DBQuery) (telemetry.DBReport, error) {
 	rep := telemetry.DBReport{}
 	var f filter
 	f.window(dq.Window)

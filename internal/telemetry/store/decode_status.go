@@ -9,9 +9,9 @@ import (
 	"github.com/runlens/runlens/internal/telemetry"
 )
 
-// Status counts spans, records and error events per service in SQL (GROUP BY over the time
-// index), and classifies the window's root spans into domains in Go.
-func (q *Querier) Status(ctx context.Context, sq telemetry.StatusQuery) (telemetry.Status, error) {
+// statusDecoded counts spans, records and error events per service in SQL (GROUP BY over the
+// time index), and classifies the window's root spans into domains in Go.
+func (q *Querier) statusDecoded(ctx context.Context, sq telemetry.StatusQuery) (telemetry.Status, error) {
 	st := telemetry.Status{}
 	per := map[string]*telemetry.ServiceActivity{}
 	scanned := 0

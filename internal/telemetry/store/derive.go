@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
@@ -50,11 +52,28 @@ type spanFacts struct {
 	exceptionMessage, exceptionType string
 }
 
-// deriveSpan computes a span's derived columns with conv, exactly as the decoding queries
-// classify a span from its attribute JSON: run key and domain on roots, job fields on spans
-// with a job id, the database label on spans with a database attribute, and the message, type
-// and fingerprint of an error.
-func deriveSpan(conv *conventions.Conventions, f spanFacts, attrs conventions.Attributes) spanDerived {
+// deriver computes derived columns with one conventions document. It remembers the database
+// label of recent statements: normalizing a statement costs more than the rest of the
+// derivation together, and applications send the same statements over and over.
+type deriver struct {
+	conv  *conventions.Conventions
+	mu    sync.Mutex
+	dbOps map[string]conventions.DBOperation
+}
+
+// maxCachedStatements bounds the remembered labels; the cache starts over when full.
+const maxCachedStatements = 4096
+
+func newDeriver(conv *conventions.Conventions) *deriver {
+	return &deriver{conv: conv, dbOps: map[string]conventions.DBOperation{}}
+}
+
+// deriveSpan computes a span's derived columns, exactly as the decoding queries classify a
+// span from its attribute JSON: run key and domain on roots, job fields on spans with a job id,
+// the database label on spans with a database attribute, and the message, type and fingerprint
+// of an error.
+func (dv *deriver) deriveSpan(f spanFacts, attrs conventions.Attributes) spanDerived {
+	conv := dv.conv
 	var d spanDerived
 	if f.isRoot {
 		d.RunID = conv.ExecutionID(attrs)
@@ -63,7 +82,7 @@ func deriveSpan(conv *conventions.Conventions, f spanFacts, attrs conventions.At
 	if job, ok := conv.Job(attrs); ok {
 		d.JobID, d.JobName, d.JobStatus = job.ID, cmp.Or(job.Name, f.name), job.Status
 	}
-	if op, ok := conv.DBOperation(f.name, attrs); ok {
+	if op, ok := dv.dbOperation(f.name, attrs); ok {
 		d.DBLabel, d.DBSystem = op.Label, op.System
 	}
 	if f.isError {
@@ -71,6 +90,56 @@ func deriveSpan(conv *conventions.Conventions, f spanFacts, attrs conventions.At
 		d.Fingerprint = conventions.Fingerprint(d.ExceptionType, d.ErrorMessage)
 	}
 	return d
+}
+
+// dbOperation is conv.DBOperation, remembered for spans with a statement: its answer depends
+// only on the span name and the first non-empty value of each of its key lists, which make the
+// cache key.
+func (dv *deriver) dbOperation(name string, attrs conventions.Attributes) (conventions.DBOperation, bool) {
+	k := dv.conv.DBKeys
+	stmt := firstValue(attrs, k.StatementKeys)
+	if stmt == "" || !anyKeyPrefix(attrs, k.KeyPrefixes) {
+		return dv.conv.DBOperation(name, attrs)
+	}
+	key := strings.Join([]string{name, stmt, firstValue(attrs, k.SystemKeys), firstValue(attrs, k.SummaryKeys),
+		firstValue(attrs, k.OperationKeys), firstValue(attrs, k.CollectionKeys)}, "\x00")
+	dv.mu.Lock()
+	op, ok := dv.dbOps[key]
+	dv.mu.Unlock()
+	if ok {
+		return op, true
+	}
+	op, _ = dv.conv.DBOperation(name, attrs)
+	op.Statement = "" // not stored; no need to keep it
+	dv.mu.Lock()
+	if len(dv.dbOps) >= maxCachedStatements {
+		clear(dv.dbOps)
+	}
+	dv.dbOps[key] = op
+	dv.mu.Unlock()
+	return op, true
+}
+
+// firstValue is the first non-empty value among keys, as the conventions read key lists.
+func firstValue(attrs conventions.Attributes, keys []string) string {
+	for _, k := range keys {
+		if v := attrs[k]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// anyKeyPrefix reports whether an attribute key starts with one of prefixes.
+func anyKeyPrefix(attrs conventions.Attributes, prefixes []string) bool {
+	for k := range attrs {
+		for _, p := range prefixes {
+			if strings.HasPrefix(k, p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // errorFields is an error span's message (the status message, else the exception event's) and

@@ -32,7 +32,7 @@ func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, r
 	if s.writer == nil {
 		return 0, 0, ErrReadOnly
 	}
-	b := spanArgs(td, s.conv)
+	b := spanArgs(td, s.derive)
 	if b.rows == 0 {
 		return 0, b.rejected, nil
 	}
@@ -73,23 +73,47 @@ func assignSeq(args []any, ncols int, next *int64) {
 	}
 }
 
-// spanBatch is a batch of spans flattened into insert arguments, with what the writer needs to
-// finish their TraceErrored flags and the rollups inside its transaction.
+// spanBatch is a batch of spans flattened into insert arguments, one slice per insert shape,
+// with what the writer needs to finish their TraceErrored flags and the rollups inside its
+// transaction.
 type spanBatch struct {
-	args     []any
+	args     [spanShapes][]any
 	rows     int
 	rejected int
-	// roots are the row numbers of root spans.
+	meta     []spanMeta
+	// roots index meta: the root spans.
 	roots []int
 	// errorTraces are the distinct traces with an error span in the batch.
 	errorTraces []string
 }
 
-// spanArgs flattens td into insert arguments in spanColumns order (Seq left for assignSeq),
-// computing the derived columns with conv. A root's TraceErrored covers the error spans of its
-// own batch; the writer adds those stored before.
-func spanArgs(td ptrace.Traces, conv *conventions.Conventions) spanBatch {
-	b := spanBatch{args: make([]any, 0, td.SpanCount()*spanColumnCount)}
+// spanMeta is what the writer reads of one span of a batch.
+type spanMeta struct {
+	ns, duration                          int64
+	trace, service, domain, label, system string
+	isRoot, isError, traceErrored         bool
+	shape                                 spanShape
+	at                                    int // offset of the row in args[shape]
+}
+
+// spanArgs flattens td into insert arguments in spanColumnNames order (Seq left for
+// assignSeq), computing the derived columns with conv. A root's TraceErrored covers the error
+// spans of its own batch; the writer adds those stored before.
+func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
+	n := td.SpanCount()
+	b := spanBatch{meta: make([]spanMeta, 0, n)}
+	// Size each shape's arguments exactly before filling them: growing them row by row cost
+	// more than the conventions themselves.
+	shapes := spanShapesOf(td, dv.conv)
+	var count [spanShapes]int
+	for _, sh := range shapes {
+		count[sh]++
+	}
+	for sh := range b.args {
+		if count[sh] > 0 {
+			b.args[sh] = make([]any, 0, count[sh]*len(spanShapeColumns[sh]))
+		}
+	}
 	var buf []byte
 	attrs := conventions.Attributes{}
 	erroredTraces := map[string]bool{}
@@ -129,20 +153,33 @@ func spanArgs(td ptrace.Traces, conv *conventions.Conventions) spanBatch {
 				if facts.isError {
 					facts.exceptionMessage, facts.exceptionType = exceptionEvent(sp.Events())
 				}
-				d := deriveSpan(conv, facts, attrs)
-				traceID := hexID(sp.TraceID())
+				d := dv.deriveSpan(facts, attrs)
+				m := spanMeta{
+					ns: start, duration: duration, trace: hexID(sp.TraceID()), service: service, domain: d.Domain,
+					label: d.DBLabel, system: d.DBSystem, isRoot: facts.isRoot, isError: facts.isError,
+					traceErrored: facts.isError,
+				}
 				if facts.isRoot {
-					b.roots = append(b.roots, b.rows)
+					b.roots = append(b.roots, len(b.meta))
 				}
-				if facts.isError && !erroredTraces[traceID] {
-					erroredTraces[traceID] = true
-					b.errorTraces = append(b.errorTraces, traceID)
+				if facts.isError && !erroredTraces[m.trace] {
+					erroredTraces[m.trace] = true
+					b.errorTraces = append(b.errorTraces, m.trace)
 				}
-				b.args = append(b.args,
+				m.shape = shapes[len(b.meta)]
+				if (d.DBLabel != "" || d.DBSystem != "") && m.shape == shapePlain {
+					m.shape = shapeDB // never with conventions as documented; kept exact anyway
+				}
+				if d.RunID != "" || d.Domain != "" || d.JobID != "" || d.ErrorMessage != "" || d.ExceptionType != "" {
+					m.shape = shapeFull
+				}
+				row := b.args[m.shape]
+				m.at = len(row)
+				row = append(row,
 					int64(0), // Seq
 					start,
 					start+duration,
-					traceID,
+					m.trace,
 					hexID(sp.SpanID()),
 					parent,
 					sp.TraceState().AsRaw(),
@@ -160,28 +197,87 @@ func spanArgs(td ptrace.Traces, conv *conventions.Conventions) spanBatch {
 					links,
 					boolInt(facts.isRoot),
 					boolInt(facts.isError),
-					nullIfEmpty(d.RunID),
-					nullIfEmpty(d.Domain),
-					boolInt(facts.isError), // TraceErrored, completed below
-					nullIfEmpty(d.JobID),
-					nullIfEmpty(d.JobName),
-					nullIfEmpty(d.JobStatus),
-					nullIfEmpty(d.DBLabel),
-					nullIfEmpty(d.DBSystem),
-					nullIfEmpty(d.ErrorMessage),
-					nullIfEmpty(d.ExceptionType),
-					nullIfEmpty(d.Fingerprint),
 				)
+				switch m.shape {
+				case shapeFull:
+					row = append(row,
+						nullIfEmpty(d.RunID),
+						nullIfEmpty(d.Domain),
+						boolInt(facts.isError), // TraceErrored, completed below and by the writer
+						nullIfEmpty(d.JobID),
+						nullIfEmpty(d.JobName),
+						nullIfEmpty(d.JobStatus),
+						nullIfEmpty(d.DBLabel),
+						nullIfEmpty(d.DBSystem),
+						nullIfEmpty(d.ErrorMessage),
+						nullIfEmpty(d.ExceptionType),
+						nullIfEmpty(d.Fingerprint),
+					)
+				case shapeDB:
+					row = append(row, nullIfEmpty(d.DBLabel), nullIfEmpty(d.DBSystem))
+				}
+				b.args[m.shape] = row
+				b.meta = append(b.meta, m)
 				b.rows++
 			}
 		}
 	}
 	for _, r := range b.roots {
-		if erroredTraces[b.args[r*spanColumnCount+colTraceID].(string)] {
-			b.args[r*spanColumnCount+colTraceErrored] = int64(1)
+		if m := &b.meta[r]; erroredTraces[m.trace] {
+			b.markErrored(r)
 		}
 	}
 	return b
+}
+
+// spanShapesOf classifies the accepted spans of td, in order, by the insert shape their derived
+// columns need: full for roots, errors and job spans, db for database spans, else plain. It
+// reads the attributes the way the conventions do (a job id is the first non-empty id key, a
+// database span has a key under a database prefix) without building them.
+func spanShapesOf(td ptrace.Traces, conv *conventions.Conventions) []spanShape {
+	out := make([]spanShape, 0, td.SpanCount())
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				sp := spans.At(k)
+				if sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty() {
+					continue
+				}
+				out = append(out, spanShapeOf(sp, conv))
+			}
+		}
+	}
+	return out
+}
+
+func spanShapeOf(sp ptrace.Span, conv *conventions.Conventions) spanShape {
+	if sp.ParentSpanID().IsEmpty() || sp.Status().Code() == ptrace.StatusCodeError {
+		return shapeFull
+	}
+	attrs := sp.Attributes()
+	for _, k := range conv.JobKeys.IDKeys {
+		if v, ok := attrs.Get(k); ok && validUTF8(v.AsString()) != "" {
+			return shapeFull
+		}
+	}
+	for k := range attrs.All() {
+		for _, p := range conv.DBKeys.KeyPrefixes {
+			if strings.HasPrefix(validUTF8(k), p) {
+				return shapeDB
+			}
+		}
+	}
+	return shapePlain
+}
+
+// markErrored records that root r's trace has an error span.
+func (b *spanBatch) markErrored(r int) {
+	m := &b.meta[r]
+	m.traceErrored = true
+	b.args[shapeFull][m.at+colTraceErrored] = int64(1)
 }
 
 // exceptionEvent is the first non-empty exception.message and exception.type among a span's

@@ -13,8 +13,8 @@ import (
 func writeSpans(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch, next *int64) error {
 	var unknown []string
 	for _, r := range b.roots {
-		if b.args[r*spanColumnCount+colTraceErrored] == int64(0) {
-			unknown = append(unknown, b.args[r*spanColumnCount+colTraceID].(string))
+		if !b.meta[r].traceErrored {
+			unknown = append(unknown, b.meta[r].trace)
 		}
 	}
 	if len(unknown) > 0 {
@@ -23,28 +23,37 @@ func writeSpans(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch, ne
 			return err
 		}
 		for _, r := range b.roots {
-			if errored[b.args[r*spanColumnCount+colTraceID].(string)] {
-				b.args[r*spanColumnCount+colTraceErrored] = int64(1)
+			if errored[b.meta[r].trace] {
+				b.markErrored(r)
 			}
 		}
 	}
-	assignSeq(b.args, spanColumnCount, next)
-	if err := insertRows(ctx, tx, st.insertSpans, st.insertSpan, b.args, spanColumnCount); err != nil {
-		return fmt.Errorf("insert spans: %w", err)
+	// Sequence numbers follow the batch's order whatever shape each row is inserted in.
+	for _, m := range b.meta {
+		b.args[m.shape][m.at+colSeq] = *next
+		*next++
 	}
-	var roll rollup
-	if err := markStoredRoots(ctx, tx, st, b.errorTraces, &roll); err != nil {
-		return err
-	}
-	for i := 0; i < b.rows; i++ {
-		row := b.args[i*spanColumnCount : (i+1)*spanColumnCount]
-		roll.addSpan(row[colTimestamp].(int64), row[colServiceName].(string), row[colIsError].(int64), 1)
-		if row[colIsRoot] == int64(1) {
-			domain, _ := row[colDomain].(string)
-			roll.addRun(row[colTimestamp].(int64), row[colServiceName].(string), domain, 1, row[colTraceErrored].(int64))
+	for sh, args := range b.args {
+		n := len(spanShapeColumns[sh])
+		if err := insertRows(ctx, tx, st.insertSpans[sh], st.insertSpan[sh], args, n); err != nil {
+			return fmt.Errorf("insert spans: %w", err)
 		}
 	}
-	return roll.apply(ctx, tx, st)
+	roll := &st.roll
+	if err := markStoredRoots(ctx, tx, st, b.errorTraces, roll); err != nil {
+		return err
+	}
+	for _, m := range b.meta {
+		isErr := boolInt(m.isError)
+		roll.addSpan(m.ns, m.service, isErr, 1)
+		if m.label != "" {
+			roll.addDB(m.ns, m.label, m.service, m.system, m.duration, isErr, 1)
+		}
+		if m.isRoot {
+			roll.addRun(m.ns, m.service, m.domain, 1, boolInt(m.traceErrored))
+		}
+	}
+	return nil
 }
 
 // writeLogs inserts a batch of log records and counts them in the rollup.
@@ -53,32 +62,25 @@ func writeLogs(ctx context.Context, tx *sql.Tx, st *statements, args []any, next
 	if err := insertRows(ctx, tx, st.insertLogs, st.insertLog, args, logColumnCount); err != nil {
 		return fmt.Errorf("insert logs: %w", err)
 	}
-	var roll rollup
 	for i := 0; i < len(args); i += logColumnCount {
-		roll.addLog(args[i+colTimestamp].(int64), args[i+logColServiceName].(string), args[i+logColIsError].(int64), 1)
+		st.roll.addLog(args[i+colTimestamp].(int64), args[i+logColServiceName].(string), args[i+logColIsError].(int64), 1)
 	}
-	return roll.apply(ctx, tx, st)
+	return nil
 }
 
-// storedErrorTraces returns which of traces have an error span already stored.
+// storedErrorTraces returns which of traces already have a stored error span: a seek each in
+// the small index of error spans' traces.
 func storedErrorTraces(ctx context.Context, tx *sql.Tx, st *statements, traces []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	stmt := tx.StmtContext(ctx, st.storedErrorTraces)
-	err := inChunks(traces, func(args []any) error {
-		rows, err := stmt.QueryContext(ctx, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+	err := inChunks(ctx, traces, tx.StmtContext(ctx, st.storedErrorTraces), tx.StmtContext(ctx, st.storedFewErrorTraces),
+		func(rows *sql.Rows) error {
 			var t string
 			if err := rows.Scan(&t); err != nil {
 				return err
 			}
 			out[t] = true
-		}
-		return rows.Err()
-	})
+			return nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("find stored error spans: %w", err)
 	}
@@ -88,40 +90,50 @@ func storedErrorTraces(ctx context.Context, tx *sql.Tx, st *statements, traces [
 // markStoredRoots sets TraceErrored on the stored roots of traces that were not marked yet and
 // moves each into the errored count of its rollup bucket.
 func markStoredRoots(ctx context.Context, tx *sql.Tx, st *statements, traces []string, roll *rollup) error {
-	stmt := tx.StmtContext(ctx, st.markTraceErrored)
-	err := inChunks(traces, func(args []any) error {
-		rows, err := stmt.QueryContext(ctx, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+	err := inChunks(ctx, traces, tx.StmtContext(ctx, st.markTraceErrored), tx.StmtContext(ctx, st.markFewTraceErrored),
+		func(rows *sql.Rows) error {
 			var bucket int64
 			var service, domain string
 			if err := rows.Scan(&bucket, &service, &domain); err != nil {
 				return err
 			}
 			roll.addRun(bucket*bucketNs, service, domain, 0, 1)
-		}
-		return rows.Err()
-	})
+			return nil
+		})
 	if err != nil {
 		return fmt.Errorf("mark errored runs: %w", err)
 	}
 	return nil
 }
 
-// inChunks calls fn with ids in groups of idChunk, the last group padded with the empty id.
-func inChunks(ids []string, fn func(args []any) error) error {
-	args := make([]any, idChunk)
-	for lo := 0; lo < len(ids); lo += idChunk {
+// inChunks runs many (idChunk ids) or few (fewIDs ids) over ids, padding the last group with
+// the empty id (which no stored trace has), and calls fn for every row returned.
+func inChunks(ctx context.Context, ids []string, many, few *sql.Stmt, fn func(*sql.Rows) error) error {
+	for len(ids) > 0 {
+		stmt, size := many, idChunk
+		if len(ids) <= fewIDs {
+			stmt, size = few, fewIDs
+		}
+		args := make([]any, size)
 		for i := range args {
 			args[i] = ""
-			if lo+i < len(ids) {
-				args[i] = ids[lo+i]
+			if i < len(ids) {
+				args[i] = ids[i]
 			}
 		}
-		if err := fn(args); err != nil {
+		ids = ids[min(size, len(ids)):]
+		rows, err := stmt.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := fn(rows); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return err
 		}
 	}

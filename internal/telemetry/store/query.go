@@ -25,12 +25,16 @@ type QueryLimits struct {
 // DefaultQueryLimits are the limits NewQuerier uses.
 var DefaultQueryLimits = QueryLimits{MaxScanRows: 200_000, MaxRunSpans: 10_000, MaxRunLogs: 1_000}
 
-// Querier answers the telemetry port from the embedded store: windows and filters run in SQL
-// on the indexed columns, conventions (runs, domains, jobs, db operations) are applied in Go
-// to the rows that pass.
+// Querier answers the telemetry port from the embedded store. When the store's derived columns
+// were computed with the querier's conventions (the usual case: both come from the project
+// configuration), every aggregate runs in SQL over those columns, their indexes and the activity
+// rollups. Otherwise — other conventions, or a recomputation still running — it decodes the
+// attribute JSON of the rows in the window and applies the conventions in Go: the same answers,
+// bounded by the scan limits, and slower.
 type Querier struct {
 	store  *Store
 	conv   *conventions.Conventions
+	convFP string
 	limits QueryLimits
 }
 
@@ -41,7 +45,17 @@ func NewQuerier(s *Store, conv *conventions.Conventions) *Querier {
 	if conv == nil {
 		conv = conventions.Default()
 	}
-	return &Querier{store: s, conv: conv, limits: DefaultQueryLimits}
+	return &Querier{store: s, conv: conv, convFP: conventionsFingerprint(conv), limits: DefaultQueryLimits}
+}
+
+// derived reports whether the derived columns can answer: they were all computed with the
+// querier's conventions.
+func (q *Querier) derived(ctx context.Context) (bool, error) {
+	ok, err := q.store.derivedCurrent(ctx, q.convFP)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", telemetry.ErrUnreachable, err)
+	}
+	return ok, nil
 }
 
 // WithLimits returns a copy of q with other scan limits (zero fields keep the defaults).
@@ -88,27 +102,29 @@ func (q *Querier) Describe(ctx context.Context) telemetry.SourceInfo {
 	return info
 }
 
-// Services lists service names seen in spans, sorted, at most limit.
+// Services lists service names seen in spans, sorted, at most limit. It skips from one name to
+// the next through the index that starts with ServiceName instead of reading every span.
 func (q *Querier) Services(ctx context.Context, limit int) ([]string, error) {
 	if limit <= 0 {
 		limit = 20
 	}
-	rows, err := q.store.DB().QueryContext(ctx,
-		`SELECT DISTINCT ServiceName FROM `+TracesTable+` ORDER BY ServiceName LIMIT ?`, limit)
+	var out []string
+	err := q.eachRow(ctx, `WITH RECURSIVE services(name) AS (
+		SELECT MIN(ServiceName) FROM `+TracesTable+`
+		UNION ALL
+		SELECT (SELECT MIN(ServiceName) FROM `+TracesTable+` WHERE ServiceName > services.name)
+		FROM services WHERE services.name IS NOT NULL
+	) SELECT name FROM services WHERE name IS NOT NULL LIMIT ?`, []any{limit}, func(scan func(...any) error) error {
+		var s string
+		err := scan(&s)
+		out = append(out, serviceOut(s))
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list services: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("list services: %w", err)
-		}
-		out = append(out, serviceOut(s))
-	}
 	slices.Sort(out) // "unknown" was stored as "" and sorted first
-	return out, rows.Err()
+	return out, nil
 }
 
 // filter accumulates WHERE conditions and their arguments.
@@ -127,15 +143,43 @@ func (f *filter) window(w telemetry.Window) {
 	f.add("Timestamp >= ? AND Timestamp < ?", w.StartMs*1e6, w.EndMs*1e6)
 }
 
-// service restricts to one service; "unknown" is the empty service.name as stored.
+// service restricts to one service; "unknown" is the empty service.name as stored. The unary
+// plus keeps SQLite from choosing the (ServiceName, SpanName, …) index for it over the index of
+// the query's own access path; serviceIndexed lets it.
 func (f *filter) service(svc string) {
 	if svc == "" {
 		return
 	}
-	if svc == telemetry.UnknownService {
-		svc = ""
+	f.add("+ServiceName = ?", storedService(svc))
+}
+
+// serviceIndexed restricts to one service through the index that starts with ServiceName.
+func (f *filter) serviceIndexed(svc string) {
+	if svc == "" {
+		return
 	}
-	f.add("ServiceName = ?", svc)
+	f.add("ServiceName = ?", storedService(svc))
+}
+
+// services restricts spans to the stored service names through the index that starts with
+// ServiceName, one seek per name; nil leaves them unrestricted.
+func (f *filter) services(names []string) {
+	if names == nil {
+		return
+	}
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	f.add("ServiceName IN ("+placeholders(len(names))+")", args...)
+}
+
+// storedService maps a reported service name to the stored one ("unknown" is stored empty).
+func storedService(svc string) string {
+	if svc == telemetry.UnknownService {
+		return ""
+	}
+	return svc
 }
 
 // asOf pins the snapshot.

@@ -12,29 +12,43 @@ import (
 
 func TestAScanLimitIsReportedNotHidden(t *testing.T) {
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
-	q, _ := loadFixture(t, "otel", now)
-	small := q.WithLimits(QueryLimits{MaxScanRows: 5})
 	ctx := context.Background()
-	perf, err := small.ServicePerformance(ctx, telemetry.PerformanceQuery{Window: last(now, time.Hour), Service: "checkout"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !perf.Scan.Limited || perf.SampleCount != 5 {
-		t.Fatalf("performance over a limited scan: limited=%v samples=%d", perf.Scan.Limited, perf.SampleCount)
-	}
-	runs, err := small.Runs(ctx, telemetry.RunsQuery{Window: last(now, time.Hour), Status: "ok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !runs.Scan.Limited {
-		t.Fatal("a filtered run listing over a limited scan does not say so")
-	}
-	full, err := q.ServicePerformance(ctx, telemetry.PerformanceQuery{Window: last(now, time.Hour), Service: "checkout"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if full.Scan.Limited {
-		t.Fatal("an unlimited scan says it was limited")
+	for _, path := range queryPaths {
+		t.Run(path, func(t *testing.T) {
+			q, d := loadFixtureVia(t, "otel", now, path)
+			small := q.WithLimits(QueryLimits{MaxScanRows: 5})
+			pq := telemetry.PerformanceQuery{Window: last(now, time.Hour), Service: "checkout"}
+			perf, err := small.ServicePerformance(ctx, pq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !perf.Scan.Limited || perf.SampleCount != 5 {
+				t.Fatalf("performance over a limited scan: limited=%v samples=%d", perf.Scan.Limited, perf.SampleCount)
+			}
+			full, err := q.ServicePerformance(ctx, pq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if full.Scan.Limited {
+				t.Fatal("an unlimited scan says it was limited")
+			}
+			rq := telemetry.RunsQuery{Window: last(now, time.Hour), Status: "ok"}
+			runs, err := small.Runs(ctx, rq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch path {
+			case decodedPath:
+				if !runs.Scan.Limited {
+					t.Fatal("a filtered run listing over a limited scan does not say so")
+				}
+			case derivedPath:
+				// Filters are index conditions there: nothing is scanned in Go, nothing is cut.
+				if runs.Scan.Limited || runs.Total != d.ExpectRuns(rq).Total {
+					t.Fatalf("filtered run listing: limited=%v total=%d, want the exact total %d", runs.Scan.Limited, runs.Total, d.ExpectRuns(rq).Total)
+				}
+			}
+		})
 	}
 }
 

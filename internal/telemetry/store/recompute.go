@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 // Derived columns computed with other conventions than the store's (a changed configuration,
@@ -26,10 +24,12 @@ import (
 const (
 	metaDerivedConventions = "derived_conventions"
 	metaDerivedRecompute   = "derived_recompute"
-	// recomputeChunk is how many spans one recomputation transaction reads, so that an ingest
-	// batch queued behind it waits for milliseconds, not seconds.
-	recomputeChunk = 2000
 )
+
+// recomputeChunk is how many spans one recomputation transaction reads, so that an ingest batch
+// queued behind it waits for milliseconds, not seconds. A variable so tests can take many
+// small steps.
+var recomputeChunk = 2000
 
 // recomputeState is the parsed meta('derived_recompute').
 type recomputeState struct {
@@ -122,7 +122,7 @@ func (s *Store) startRecompute() {
 			var done bool
 			err := s.writer.submit(ctx, 0, true, func(ctx context.Context, tx *sql.Tx, st *statements, _ *int64) error {
 				var err error
-				done, err = recomputeChunkTx(ctx, tx, st, s.conv, s.convFP)
+				done, err = recomputeChunkTx(ctx, tx, st, s.derive, s.convFP)
 				return err
 			})
 			switch {
@@ -142,7 +142,7 @@ func (s *Store) startRecompute() {
 // recomputeChunkTx recomputes the next chunk of rows inside the writer's transaction and
 // records the progress; done is true when nothing is left (or another process took over with
 // other conventions).
-func recomputeChunkTx(ctx context.Context, tx *sql.Tx, st *statements, conv *conventions.Conventions, fp string) (done bool, err error) {
+func recomputeChunkTx(ctx context.Context, tx *sql.Tx, st *statements, dv *deriver, fp string) (done bool, err error) {
 	v, ok, err := metaValue(ctx, tx, metaDerivedRecompute)
 	if err != nil {
 		return false, err
@@ -151,15 +151,11 @@ func recomputeChunkTx(ctx context.Context, tx *sql.Tx, st *statements, conv *con
 	if !ok || !parsed || state.fingerprint != fp {
 		return true, nil
 	}
-	var roll rollup
-	bound, err := recomputeSpans(ctx, tx, conv, state, &roll)
+	bound, err := recomputeSpans(ctx, tx, dv, state, &st.roll)
 	if err != nil {
 		return false, err
 	}
 	if err := recomputeLogs(ctx, tx, state.done, bound); err != nil {
-		return false, err
-	}
-	if err := roll.apply(ctx, tx, st); err != nil {
 		return false, err
 	}
 	if bound >= state.end {
@@ -182,20 +178,19 @@ func recomputeChunkTx(ctx context.Context, tx *sql.Tx, st *statements, conv *con
 
 // storedSpan is a stored span with its derived columns as read for recomputation.
 type storedSpan struct {
-	seq, ns                   int64
+	seq, ns, duration         int64
 	name, service             string
 	isRoot, isError           bool
 	statusMessage, eventsJSON string
 	attrs                     string
 	traceErrored              int64
-	exitCode                  sql.NullInt64
 	d                         spanDerived
 }
 
 // recomputeSpans recomputes up to recomputeChunk spans after state.done and returns the Seq
 // bound it covered. A root whose domain changes moves its count between rollup domains.
-func recomputeSpans(ctx context.Context, tx *sql.Tx, conv *conventions.Conventions, state recomputeState, roll *rollup) (int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT Seq, Timestamp, SpanName, ServiceName, IsRoot, IsError, StatusMessage,
+func recomputeSpans(ctx context.Context, tx *sql.Tx, dv *deriver, state recomputeState, roll *rollup) (int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT Seq, Timestamp, Duration, SpanName, ServiceName, IsRoot, IsError, StatusMessage,
 		EventsJSON, SpanAttributes, TraceErrored, `+coalesced("RunId", "Domain", "JobId", "JobName", "JobStatus",
 		"DbLabel", "DbSystem", "ErrorMessage", "ExceptionType", "Fingerprint")+`
 		FROM `+TracesTable+` WHERE Seq > ? AND Seq <= ? ORDER BY Seq LIMIT ?`, state.done, state.end, recomputeChunk)
@@ -205,7 +200,7 @@ func recomputeSpans(ctx context.Context, tx *sql.Tx, conv *conventions.Conventio
 	var spans []storedSpan
 	for rows.Next() {
 		var r storedSpan
-		if err := rows.Scan(&r.seq, &r.ns, &r.name, &r.service, &r.isRoot, &r.isError, &r.statusMessage, &r.eventsJSON,
+		if err := rows.Scan(&r.seq, &r.ns, &r.duration, &r.name, &r.service, &r.isRoot, &r.isError, &r.statusMessage, &r.eventsJSON,
 			&r.attrs, &r.traceErrored, &r.d.RunID, &r.d.Domain, &r.d.JobID, &r.d.JobName, &r.d.JobStatus,
 			&r.d.DBLabel, &r.d.DBSystem, &r.d.ErrorMessage, &r.d.ExceptionType, &r.d.Fingerprint); err != nil {
 			rows.Close()
@@ -226,7 +221,7 @@ func recomputeSpans(ctx context.Context, tx *sql.Tx, conv *conventions.Conventio
 		if r.isError {
 			f.exceptionMessage, f.exceptionType = exceptionOf(r.eventsJSON)
 		}
-		d := deriveSpan(conv, f, decodeAttrs(r.attrs))
+		d := dv.deriveSpan(f, decodeAttrs(r.attrs))
 		if d == r.d {
 			continue
 		}
@@ -240,6 +235,15 @@ func recomputeSpans(ctx context.Context, tx *sql.Tx, conv *conventions.Conventio
 		if r.isRoot && d.Domain != r.d.Domain {
 			roll.addRun(r.ns, r.service, r.d.Domain, -1, -r.traceErrored)
 			roll.addRun(r.ns, r.service, d.Domain, 1, r.traceErrored)
+		}
+		if d.DBLabel != r.d.DBLabel || d.DBSystem != r.d.DBSystem {
+			isErr := boolInt(r.isError)
+			if r.d.DBLabel != "" {
+				roll.addDB(r.ns, r.d.DBLabel, r.service, r.d.DBSystem, r.duration, isErr, -1)
+			}
+			if d.DBLabel != "" {
+				roll.addDB(r.ns, d.DBLabel, r.service, d.DBSystem, r.duration, isErr, 1)
+			}
 		}
 	}
 	return bound, nil

@@ -105,7 +105,8 @@ func (s *Store) pruneToSize(ctx context.Context) (int64, error) {
 // subtract the deleted rows.
 func deletedColumns(table string) string {
 	if table == TracesTable {
-		return ` RETURNING Timestamp, ServiceName, IsError, IsRoot, COALESCE(Domain, ''), TraceErrored`
+		return ` RETURNING Timestamp, ServiceName, IsError, IsRoot, COALESCE(Domain, ''), TraceErrored,
+			COALESCE(DbLabel, ''), COALESCE(DbSystem, ''), Duration`
 	}
 	return ` RETURNING Timestamp, ServiceName, IsError`
 }
@@ -120,13 +121,13 @@ func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...an
 		if err != nil {
 			return err
 		}
-		var roll rollup
+		roll := &st.roll
 		for rows.Next() {
-			var ns, isError, isRoot, errored int64
-			var service, domain string
+			var ns, isError, isRoot, errored, duration int64
+			var service, domain, label, system string
 			dest := []any{&ns, &service, &isError}
 			if table == TracesTable {
-				dest = append(dest, &isRoot, &domain, &errored)
+				dest = append(dest, &isRoot, &domain, &errored, &label, &system, &duration)
 			}
 			if err := rows.Scan(dest...); err != nil {
 				rows.Close()
@@ -138,15 +139,15 @@ func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...an
 				if isRoot == 1 {
 					roll.addRun(ns, service, domain, -1, -errored)
 				}
+				if label != "" {
+					roll.addDB(ns, label, service, system, duration, isError, -1)
+				}
 				continue
 			}
 			roll.addLog(ns, service, isError, -1)
 		}
 		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return roll.apply(ctx, tx, st)
+		return rows.Err() // the writer applies st.roll before it commits
 	})
 	return n, err
 }

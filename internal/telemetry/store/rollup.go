@@ -11,6 +11,7 @@ import (
 type rollup struct {
 	activity map[activityKey]*activityCounts
 	runs     map[runKey]*runCounts
+	db       map[dbKey]*dbCounts
 }
 
 type activityKey struct {
@@ -26,6 +27,13 @@ type runKey struct {
 }
 
 type runCounts struct{ runs, errored int64 }
+
+type dbKey struct {
+	bucket                 int64
+	label, service, system string
+}
+
+type dbCounts struct{ spans, duration, errors int64 }
 
 func bucketOf(ns int64) int64 { return ns / bucketNs }
 
@@ -56,6 +64,22 @@ func (r *rollup) addRun(ns int64, service, domain string, runs, errored int64) {
 	}
 	c.runs += runs
 	c.errored += errored
+}
+
+// addDB counts n database spans (n is -1 to remove one) of label at ns.
+func (r *rollup) addDB(ns int64, label, service, system string, duration, isError, n int64) {
+	if r.db == nil {
+		r.db = map[dbKey]*dbCounts{}
+	}
+	k := dbKey{ns / dbBucketNs, label, service, system}
+	c := r.db[k]
+	if c == nil {
+		c = &dbCounts{}
+		r.db[k] = c
+	}
+	c.spans += n
+	c.duration += duration * n
+	c.errors += isError * n
 }
 
 func (r *rollup) activityAt(ns int64, service string) *activityCounts {
@@ -102,6 +126,22 @@ func (r *rollup) apply(ctx context.Context, tx *sql.Tx, st *statements) error {
 			if c.runs < 0 {
 				if _, err := drop.ExecContext(ctx, k.bucket, k.service, k.domain); err != nil {
 					return fmt.Errorf("update run rollup: %w", err)
+				}
+			}
+		}
+	}
+	if len(r.db) > 0 {
+		add, drop := tx.StmtContext(ctx, st.addDBActivity), tx.StmtContext(ctx, st.dropDBActivity)
+		for k, c := range r.db {
+			if *c == (dbCounts{}) {
+				continue
+			}
+			if _, err := add.ExecContext(ctx, k.bucket, k.label, k.service, k.system, c.spans, c.duration, c.errors); err != nil {
+				return fmt.Errorf("update database rollup: %w", err)
+			}
+			if c.spans < 0 {
+				if _, err := drop.ExecContext(ctx, k.bucket, k.label, k.service, k.system); err != nil {
+					return fmt.Errorf("update database rollup: %w", err)
 				}
 			}
 		}

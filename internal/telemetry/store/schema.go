@@ -109,6 +109,9 @@ package store
 //	otel_activity      (Bucket, ServiceName) -> Spans, SpanErrors, Logs, LogErrors
 //	otel_run_activity  (Bucket, ServiceName, Domain) -> Runs (root spans), ErroredRuns
 //	                   (roots with TraceErrored = 1)
+//	otel_db_activity   (Bucket, DbLabel, ServiceName, DbSystem) -> Spans, Duration (total ns),
+//	                   Errors — with hour buckets (Timestamp / 3600 s): analyze_db_bottlenecks
+//	                   has a row per label and service, and fewer buckets keep a day small
 //
 // Every write keeps them exact in the same transaction as the rows: ingest adds, pruning
 // subtracts what it deletes, a root turning TraceErrored or changing Domain moves its count.
@@ -117,30 +120,43 @@ package store
 // Indexes, named for the access paths of the telemetry tools (a partial index is used only
 // when the query repeats its WHERE condition literally):
 //
-//	otel_traces_time    (Timestamp, ServiceName, IsError)     windows across services: the
-//	                    partial buckets of get_app_status, retention, the newest span
-//	otel_traces_ops     (ServiceName, SpanName, Timestamp, Duration, IsError)
-//	                    analyze_service_performance: one seek per operation, durations read
-//	                    from the index; also the service list
-//	otel_traces_trace   (TraceId, IsError)                    get_run, span and error counts
-//	                    per trace, whether a trace has an error span
-//	otel_traces_errors  (Timestamp) WHERE IsError = 1         get_recent_errors
+//	otel_traces_time    (Timestamp)                           retention, the newest span
+//	otel_traces_service (ServiceName, Timestamp, SpanName, Duration, IsError)
+//	                    analyze_service_performance reads a service's window from the index
+//	                    alone; get_app_status's partial buckets, a seek per service; the
+//	                    service list, skipping from one name to the next
+//	otel_traces_trace   (TraceId)                             get_run, span counts per trace
+//	otel_traces_errors  (Timestamp, ServiceName, TraceId, Fingerprint, ExceptionType,
+//	                    ErrorMessage) WHERE IsError = 1      get_recent_errors from the index
+//	                    alone (error spans are few; their fields are what the tool reads)
 //	otel_traces_error_traces (TraceId) WHERE IsError = 1     ingest: does a trace have a
 //	                    stored error span? (a small index, so the probe stays in cache)
-//	otel_traces_runs    (Timestamp, ServiceName, Domain, TraceErrored, JobStatus, TraceId)
+//	otel_traces_runs    (Timestamp, ServiceName, Domain, TraceErrored, JobStatus, TraceId, RunId)
 //	                    WHERE IsRoot = 1                      list_runs: count and page any
-//	                    filter combination from the index alone
+//	                    filter combination from the index alone; get_app_status's edges;
+//	                    get_recent_errors: the run and domain of errored traces
+//	otel_traces_errored_runs (Timestamp, TraceId, RunId, Domain) WHERE IsRoot = 1 AND
+//	                    TraceErrored = 1                     get_recent_errors: the run and
+//	                    domain of the window's failed traces, from a small index
 //	otel_traces_run_ids (RunId) WHERE IsRoot = 1 AND RunId != ''   get_run by run id
 //	otel_traces_jobs    (JobName, Timestamp) WHERE JobId != ''     get_last_job_result by name
 //	otel_traces_job_time (Timestamp, JobId, ServiceName) WHERE JobId != ''
 //	                    get_last_job_result without a name
-//	otel_traces_db      (DbLabel, Duration, Timestamp, ServiceName, IsError, DbSystem,
-//	                    DbCollection) WHERE DbLabel != ''    analyze_db_bottlenecks: groups in
-//	                    label order without sorting; a label's p95 walks its durations from
-//	                    the top
+//	otel_traces_db      (DbLabel, Timestamp, Duration, ServiceName, IsError, DbSystem)
+//	                    WHERE DbLabel != ''                  analyze_db_bottlenecks: one seek
+//	                    per label over the window's edges, durations of the top labels
+//
+// Every large index of otel_traces grows at its end or at the ends of a few groups (services,
+// database labels), where SQLite appends cheaply. Indexes whose inserts land anywhere — keyed
+// by duration, by trace id, or by (service, span name) with hundreds of groups — split pages all
+// over the tree and rewrite a page per row at every commit: measured on the B6 dataset, each
+// such index cost ingest a third of its speed. otel_traces_trace is the one such index (get_run
+// needs it); otel_traces_error_traces holds only error spans.
+//
 //	otel_logs_trace     (TraceId)
 //	otel_logs_time      (Timestamp, ServiceName, IsError)
-//	otel_logs_errors    (Timestamp) WHERE IsError = 1
+//	otel_logs_errors    (Timestamp, ServiceName, TraceId, Fingerprint, ExceptionType,
+//	                    ErrorMessage) WHERE IsError = 1      as otel_traces_errors
 //
 // Schema changes are appended to migrations, never edited in place: PRAGMA user_version holds
 // how many have been applied, so an older file upgrades step by step on Open.
@@ -224,29 +240,31 @@ ALTER TABLE otel_logs ADD COLUMN ExceptionType TEXT;
 ALTER TABLE otel_logs ADD COLUMN Fingerprint TEXT;
 
 DROP INDEX IF EXISTS otel_traces_service_time;
-DROP INDEX IF EXISTS otel_traces_time;
-DROP INDEX IF EXISTS otel_traces_trace;
 DROP INDEX IF EXISTS otel_traces_errors;
 DROP INDEX IF EXISTS otel_traces_roots;
 DROP INDEX IF EXISTS otel_logs_time;
 DROP INDEX IF EXISTS otel_logs_severity_time;
+DROP INDEX IF EXISTS otel_logs_errors;
 
 UPDATE otel_traces SET TraceErrored = 1
 WHERE IsRoot = 1 AND TraceId IN (SELECT TraceId FROM otel_traces WHERE IsError = 1);
 
-CREATE INDEX otel_traces_time ON otel_traces (Timestamp, ServiceName, IsError);
-CREATE INDEX otel_traces_ops ON otel_traces (ServiceName, SpanName, Timestamp, Duration, IsError);
-CREATE INDEX otel_traces_trace ON otel_traces (TraceId, IsError);
-CREATE INDEX otel_traces_errors ON otel_traces (Timestamp) WHERE IsError = 1;
+CREATE INDEX otel_traces_service ON otel_traces (ServiceName, Timestamp, SpanName, Duration, IsError);
+CREATE INDEX otel_traces_errors ON otel_traces (Timestamp, ServiceName, TraceId, Fingerprint, ExceptionType, ErrorMessage)
+	WHERE IsError = 1;
 CREATE INDEX otel_traces_error_traces ON otel_traces (TraceId) WHERE IsError = 1;
-CREATE INDEX otel_traces_runs ON otel_traces (Timestamp, ServiceName, Domain, TraceErrored, JobStatus, TraceId)
+CREATE INDEX otel_traces_runs ON otel_traces (Timestamp, ServiceName, Domain, TraceErrored, JobStatus, TraceId, RunId)
 	WHERE IsRoot = 1;
+CREATE INDEX otel_traces_errored_runs ON otel_traces (Timestamp, TraceId, RunId, Domain)
+	WHERE IsRoot = 1 AND TraceErrored = 1;
 CREATE INDEX otel_traces_run_ids ON otel_traces (RunId) WHERE IsRoot = 1 AND RunId != '';
 CREATE INDEX otel_traces_jobs ON otel_traces (JobName, Timestamp) WHERE JobId != '';
 CREATE INDEX otel_traces_job_time ON otel_traces (Timestamp, JobId, ServiceName) WHERE JobId != '';
-CREATE INDEX otel_traces_db ON otel_traces (DbLabel, Duration, Timestamp, ServiceName, IsError, DbSystem)
+CREATE INDEX otel_traces_db ON otel_traces (DbLabel, Timestamp, Duration, ServiceName, IsError, DbSystem)
 	WHERE DbLabel != '';
 CREATE INDEX otel_logs_time ON otel_logs (Timestamp, ServiceName, IsError);
+CREATE INDEX otel_logs_errors ON otel_logs (Timestamp, ServiceName, TraceId, Fingerprint, ExceptionType, ErrorMessage)
+	WHERE IsError = 1;
 
 CREATE TABLE otel_activity (
 	Bucket      INTEGER NOT NULL,
@@ -256,6 +274,16 @@ CREATE TABLE otel_activity (
 	Logs        INTEGER NOT NULL DEFAULT 0,
 	LogErrors   INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (Bucket, ServiceName)
+) WITHOUT ROWID;
+CREATE TABLE otel_db_activity (
+	Bucket      INTEGER NOT NULL,
+	DbLabel     TEXT    NOT NULL,
+	ServiceName TEXT    NOT NULL,
+	DbSystem    TEXT    NOT NULL,
+	Spans       INTEGER NOT NULL DEFAULT 0,
+	Duration    INTEGER NOT NULL DEFAULT 0,
+	Errors      INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (Bucket, DbLabel, ServiceName, DbSystem)
 ) WITHOUT ROWID;
 CREATE TABLE otel_run_activity (
 	Bucket      INTEGER NOT NULL,
@@ -270,6 +298,9 @@ INSERT INTO otel_activity (Bucket, ServiceName, Spans, SpanErrors)
 INSERT INTO otel_activity (Bucket, ServiceName, Logs, LogErrors)
 	SELECT Timestamp / 300000000000, ServiceName, COUNT(*), SUM(IsError) FROM otel_logs WHERE true GROUP BY 1, 2
 	ON CONFLICT (Bucket, ServiceName) DO UPDATE SET Logs = excluded.Logs, LogErrors = excluded.LogErrors;
+INSERT INTO otel_db_activity (Bucket, DbLabel, ServiceName, DbSystem, Spans, Duration, Errors)
+	SELECT Timestamp / 3600000000000, DbLabel, ServiceName, COALESCE(DbSystem, ''), COUNT(*), SUM(Duration), SUM(IsError)
+	FROM otel_traces WHERE DbLabel != '' GROUP BY 1, 2, 3, 4;
 INSERT INTO otel_run_activity (Bucket, ServiceName, Domain, Runs, ErroredRuns)
 	SELECT Timestamp / 300000000000, ServiceName, COALESCE(Domain, ''), COUNT(*), SUM(TraceErrored)
 	FROM otel_traces WHERE IsRoot = 1 GROUP BY 1, 2, 3;
@@ -287,13 +318,17 @@ const (
 	metaInstanceID = "instance_id"
 	// metaHighWater names the last committed ingest sequence number.
 	metaHighWater = "high_water"
-	// ActivityTable and RunActivityTable are the rollups of get_app_status.
+	// ActivityTable and RunActivityTable are the rollups of get_app_status, DBActivityTable
+	// the one of analyze_db_bottlenecks.
 	ActivityTable    = "otel_activity"
 	RunActivityTable = "otel_run_activity"
+	DBActivityTable  = "otel_db_activity"
 	// bucketNs is the width of a rollup bucket: five minutes. The migration's SQL repeats it;
 	// bucketExpr is the same number for SQL text.
 	bucketNs   int64 = 300_000_000_000
 	bucketExpr       = "300000000000"
+	// dbBucketNs is the width of a database rollup bucket: an hour.
+	dbBucketNs int64 = 3_600_000_000_000
 )
 
 // SchemaVersion is the number of migrations this build knows; PRAGMA user_version of an

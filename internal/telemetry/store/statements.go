@@ -7,13 +7,42 @@ import (
 	"strings"
 )
 
+// spanColumnNames are the span columns in the order spanArgs produces values.
+var spanColumnNames = []string{"Seq", "Timestamp", "EndTimestamp", "TraceId", "SpanId", "ParentSpanId",
+	"TraceState", "SpanName", "SpanKind", "ServiceName", "ResourceAttributes", "ScopeName", "ScopeVersion",
+	"SpanAttributes", "Duration", "StatusCode", "StatusMessage", "EventsJSON", "LinksJSON", "IsRoot", "IsError",
+	"RunId", "Domain", "TraceErrored", "JobId", "JobName", "JobStatus", "DbLabel", "DbSystem", "ErrorMessage",
+	"ExceptionType", "Fingerprint"}
+
+// Span rows are inserted in one of three shapes, so that a span binds only the derived
+// columns it has (the driver's cost is per bound parameter, NULL or not): most spans have
+// none, database spans two, and roots, job spans and errors all of them.
+type spanShape int
+
+const (
+	shapePlain spanShape = iota // the exporter's columns only; derived ones default
+	shapeDB                     // plus DbLabel and DbSystem: database spans
+	shapeFull                   // every column: roots, errors, job spans
+	spanShapes
+)
+
+// spanShapeColumns are the positions in a full row that each shape inserts.
+var spanShapeColumns = [spanShapes][]int{
+	shapePlain: seq(0, colPlainEnd),
+	shapeDB:    append(seq(0, colPlainEnd), colDbLabel, colDbSystem),
+	shapeFull:  seq(0, spanColumnCount),
+}
+
+func seq(from, to int) []int {
+	out := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
 // Column lists in insert order; spanArgs and logArgs produce values in this order.
 const (
-	spanColumns = `Seq, Timestamp, EndTimestamp, TraceId, SpanId, ParentSpanId, TraceState,
-	SpanName, SpanKind, ServiceName, ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes,
-	Duration, StatusCode, StatusMessage, EventsJSON, LinksJSON, IsRoot, IsError,
-	RunId, Domain, TraceErrored, JobId, JobName, JobStatus, DbLabel, DbSystem, ErrorMessage,
-	ExceptionType, Fingerprint`
 	spanColumnCount = 32
 	logColumns      = `Seq, Timestamp, ObservedTimestamp, TraceId, SpanId, TraceFlags,
 	SeverityText, SeverityNumber, ServiceName, Body, ResourceAttributes, ScopeName, ScopeVersion,
@@ -30,10 +59,14 @@ const (
 	colTimestamp    = 1
 	colTraceID      = 3
 	colServiceName  = 9
+	colDuration     = 14
 	colIsRoot       = 19
 	colIsError      = 20
+	colPlainEnd     = 21 // the exporter's columns end here, the derived ones start
 	colDomain       = 22
 	colTraceErrored = 23
+	colDbLabel      = 27
+	colDbSystem     = 28
 	// Log rows keep Timestamp at colTimestamp too.
 	logColServiceName = 8
 	logColIsError     = 14
@@ -43,23 +76,35 @@ const (
 // padded with the empty id, which no stored trace has.
 const idChunk = 64
 
-// statements are prepared once on the write connection and reused by every transaction.
+// fewIDs is the size of the IN (...) statements used for short lists.
+const fewIDs = 8
+
+// statements are prepared once on the write connection and reused by every transaction; roll
+// accumulates the current transaction's rollup changes, which the writer applies once before
+// it commits (one upsert per bucket touched by the whole group of batches).
 type statements struct {
+	roll           rollup
 	readHighWater  *sql.Stmt
 	writeHighWater *sql.Stmt
-	insertSpan     *sql.Stmt // one row
-	insertSpans    *sql.Stmt // rowsPerInsert rows
-	insertLog      *sql.Stmt
-	insertLogs     *sql.Stmt
-	// storedErrorTraces selects which of idChunk trace ids have a stored error span.
-	storedErrorTraces *sql.Stmt
+	// insertSpan holds one row, insertSpans rowsPerInsert rows, per shape.
+	insertSpan  [spanShapes]*sql.Stmt
+	insertSpans [spanShapes]*sql.Stmt
+	insertLog   *sql.Stmt
+	insertLogs  *sql.Stmt
+	// storedErrorTraces selects which of idChunk trace ids have a stored error span;
+	// storedFewErrorTraces takes fewIDs.
+	storedErrorTraces    *sql.Stmt
+	storedFewErrorTraces *sql.Stmt
 	// markTraceErrored sets TraceErrored on the stored roots of idChunk traces and returns
-	// each changed root's bucket, service and domain.
-	markTraceErrored *sql.Stmt
-	addActivity      *sql.Stmt
-	addRunActivity   *sql.Stmt
-	dropActivity     *sql.Stmt
-	dropRunActivity  *sql.Stmt
+	// each changed root's bucket, service and domain; markFewTraceErrored takes fewIDs.
+	markTraceErrored    *sql.Stmt
+	markFewTraceErrored *sql.Stmt
+	addActivity         *sql.Stmt
+	addRunActivity      *sql.Stmt
+	dropActivity        *sql.Stmt
+	dropRunActivity     *sql.Stmt
+	addDBActivity       *sql.Stmt
+	dropDBActivity      *sql.Stmt
 }
 
 func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
@@ -73,16 +118,25 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 	}
 	prep(&st.readHighWater, `SELECT value FROM meta WHERE key = '`+metaHighWater+`'`)
 	prep(&st.writeHighWater, `UPDATE meta SET value = ? WHERE key = '`+metaHighWater+`'`)
-	prep(&st.insertSpan, insertSQL(TracesTable, spanColumns, spanColumnCount, 1))
-	prep(&st.insertSpans, insertSQL(TracesTable, spanColumns, spanColumnCount, rowsPerInsert))
+	for sh, cols := range spanShapeColumns {
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = spanColumnNames[c]
+		}
+		columns := strings.Join(names, ", ")
+		prep(&st.insertSpan[sh], insertSQL(TracesTable, columns, len(cols), 1))
+		prep(&st.insertSpans[sh], insertSQL(TracesTable, columns, len(cols), rowsPerInsert))
+	}
 	prep(&st.insertLog, insertSQL(LogsTable, logColumns, logColumnCount, 1))
 	prep(&st.insertLogs, insertSQL(LogsTable, logColumns, logColumnCount, rowsPerInsert))
 	in := "(" + placeholders(idChunk) + ")"
-	prep(&st.storedErrorTraces, `SELECT DISTINCT TraceId FROM `+TracesTable+` INDEXED BY otel_traces_error_traces
-		WHERE IsError = 1 AND TraceId IN `+in)
-	prep(&st.markTraceErrored, `UPDATE `+TracesTable+` SET TraceErrored = 1
-		WHERE IsRoot = 1 AND TraceErrored = 0 AND TraceId IN `+in+`
-		RETURNING Timestamp / `+bucketExpr+`, ServiceName, COALESCE(Domain, '')`)
+	probe := `SELECT DISTINCT TraceId FROM ` + TracesTable + ` INDEXED BY otel_traces_error_traces WHERE IsError = 1 AND TraceId IN `
+	prep(&st.storedErrorTraces, probe+in)
+	prep(&st.storedFewErrorTraces, probe+"("+placeholders(fewIDs)+")")
+	mark := `UPDATE ` + TracesTable + ` SET TraceErrored = 1 WHERE IsRoot = 1 AND TraceErrored = 0 AND TraceId IN `
+	const marked = ` RETURNING Timestamp / ` + bucketExpr + `, ServiceName, COALESCE(Domain, '')`
+	prep(&st.markTraceErrored, mark+in+marked)
+	prep(&st.markFewTraceErrored, mark+"("+placeholders(fewIDs)+")"+marked)
 	prep(&st.addActivity, `INSERT INTO `+ActivityTable+` (Bucket, ServiceName, Spans, SpanErrors, Logs, LogErrors)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName) DO UPDATE SET
 		Spans = Spans + excluded.Spans, SpanErrors = SpanErrors + excluded.SpanErrors,
@@ -91,6 +145,11 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName, Domain) DO UPDATE SET
 		Runs = Runs + excluded.Runs, ErroredRuns = ErroredRuns + excluded.ErroredRuns`)
 	prep(&st.dropActivity, `DELETE FROM `+ActivityTable+` WHERE Bucket = ? AND ServiceName = ? AND Spans = 0 AND Logs = 0`)
+	prep(&st.addDBActivity, `INSERT INTO `+DBActivityTable+` (Bucket, DbLabel, ServiceName, DbSystem, Spans, Duration, Errors)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, DbLabel, ServiceName, DbSystem) DO UPDATE SET
+		Spans = Spans + excluded.Spans, Duration = Duration + excluded.Duration, Errors = Errors + excluded.Errors`)
+	prep(&st.dropDBActivity, `DELETE FROM `+DBActivityTable+` WHERE Bucket = ? AND DbLabel = ? AND ServiceName = ? AND DbSystem = ?
+		AND Spans = 0`)
 	prep(&st.dropRunActivity, `DELETE FROM `+RunActivityTable+` WHERE Bucket = ? AND ServiceName = ? AND Domain = ? AND Runs = 0`)
 	if err != nil {
 		st.close()
@@ -102,9 +161,11 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 // close releases the prepared statements; a failure to close one leaks nothing the closing
 // connection does not release anyway, so it is not reported.
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.readHighWater, st.writeHighWater, st.insertSpan, st.insertSpans, st.insertLog,
-		st.insertLogs, st.storedErrorTraces, st.markTraceErrored, st.addActivity, st.addRunActivity, st.dropActivity,
-		st.dropRunActivity} {
+	all := []*sql.Stmt{st.readHighWater, st.writeHighWater, st.insertLog, st.insertLogs, st.storedErrorTraces,
+		st.storedFewErrorTraces, st.markTraceErrored, st.markFewTraceErrored, st.addActivity, st.addRunActivity, st.dropActivity,
+		st.dropRunActivity, st.addDBActivity, st.dropDBActivity}
+	all = append(append(all, st.insertSpan[:]...), st.insertSpans[:]...)
+	for _, s := range all {
 		if s != nil {
 			_ = s.Close()
 		}

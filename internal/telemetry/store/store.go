@@ -87,9 +87,9 @@ type Store struct {
 	writer     *writer // nil when read-only
 	ckpt       *checkpointer
 	instanceID string
-	// conv computes the derived columns of new rows (writable stores); convFP is its
-	// fingerprint.
-	conv   *conventions.Conventions
+	// derive computes the derived columns of new rows (writable stores); convFP is the
+	// fingerprint of its conventions.
+	derive *deriver
 	convFP string
 
 	closeOnce sync.Once
@@ -113,12 +113,13 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", o.Path, err)
 	}
-	s := &Store{opts: o, path: abs, stopBG: make(chan struct{}), conv: o.Conventions}
-	if s.conv == nil && !o.ReadOnly {
-		s.conv = conventions.Default()
-	}
-	if s.conv != nil {
-		s.convFP = conventionsFingerprint(s.conv)
+	s := &Store{opts: o, path: abs, stopBG: make(chan struct{})}
+	if !o.ReadOnly {
+		conv := o.Conventions
+		if conv == nil {
+			conv = conventions.Default()
+		}
+		s.derive, s.convFP = newDeriver(conv), conventionsFingerprint(conv)
 	}
 	recompute := false
 

@@ -185,10 +185,14 @@ func (w *writer) commit(jobs []*job) error {
 		return fmt.Errorf("parse high-water mark %q: %w", hw, err)
 	}
 	next := start + 1
+	w.st.roll = rollup{}
 	for _, j := range jobs {
 		if err := j.run(ctx, tx, w.st, &next); err != nil {
 			return err
 		}
+	}
+	if err := w.st.roll.apply(ctx, tx, w.st); err != nil {
+		return err
 	}
 	if next-1 != start {
 		if _, err := tx.Stmt(w.st.writeHighWater).ExecContext(ctx, strconv.FormatInt(next-1, 10)); err != nil {

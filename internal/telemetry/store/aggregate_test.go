@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"pgregory.net/rapid"
+
+	"github.com/runlens/runlens/internal/telemetry"
+)
+
+func TestNthSmallestIsTheSortedElement(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		xs := rapid.SliceOfN(rapid.Int64Range(0, 50), 1, 300).Draw(t, "xs")
+		k := rapid.IntRange(0, len(xs)-1).Draw(t, "k")
+		sorted := slices.Sorted(slices.Values(xs))
+		if got := nthSmallest(slices.Clone(xs), k); got != sorted[k] {
+			t.Fatalf("nthSmallest(%v, %d) = %d, want %d", xs, k, got, sorted[k])
+		}
+	})
+}
+
+func TestMergeSortedMergesSortedLists(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		lists := rapid.SliceOfN(rapid.SliceOf(rapid.Int64Range(-5, 1000)), 0, 8).Draw(t, "lists")
+		var all []int64
+		for _, l := range lists {
+			slices.Sort(l)
+			all = append(all, l...)
+		}
+		slices.Sort(all)
+		if got := mergeSorted(lists, len(all)); !slices.Equal(got, all) && len(all) > 0 {
+			t.Fatalf("mergeSorted = %v, want %v", got, all)
+		}
+	})
+}
+
+func TestParseOperationsRefusesAmbiguousText(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		text string
+		n    int
+		ok   bool
+	}{
+		{"two records of two operations", "a\x1f5\x1f0\x1eb\x1f7\x1f1", 2, true},
+		{"an empty name", "\x1f3\x1f0", 1, true},
+		{"nothing", "", 0, true},
+		{"a record separator inside a name adds a record", "a\x1eb\x1f5\x1f0", 1, false},
+		{"a field separator inside a name breaks the fields", "a\x1fb\x1f5\x1f0", 1, false},
+		{"a name with both that parses as two records", "x\x1f1\x1f0\x1ey\x1f5\x1f0", 1, false},
+		{"an error flag that is not 0 or 1", "a\x1f5\x1f2", 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parseOperations(c.text, c.n)
+			if (err == nil) != c.ok {
+				t.Fatalf("parseOperations(%q, %d) error = %v, want ok %v", c.text, c.n, err, c.ok)
+			}
+		})
+	}
+}
+
+func TestSpanNamesHoldingSeparatorsAreStillMeasuredExactly(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "odd")
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	names := []string{"plain", "with\x1funit", "with\x1erecord", "x\x1f1\x1f0\x1ey"}
+	for i := range 40 {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID(traceID(uint64(i)))
+		sp.SetSpanID(spanID(uint64(i)))
+		sp.SetName(names[i%len(names)])
+		start := now.Add(-time.Duration(i) * time.Second)
+		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i+1) * time.Millisecond)))
+	}
+	fast, slow := loadTwiceTraces(t, td)
+	pq := telemetry.PerformanceQuery{Window: last(now.Add(time.Second), time.Hour), Service: "odd", TopN: 10}
+	got, err := fast.ServicePerformance(ctx, pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := slow.ServicePerformance(ctx, pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SampleCount != 40 || len(got.TopOperations) != len(names) {
+		t.Fatalf("measured %d spans in %d operations, want 40 in %d", got.SampleCount, len(got.TopOperations), len(names))
+	}
+	if diff := cmp.Diff(want, got, ignoreScanned, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("ServicePerformance (-decoded +derived):\n%s", diff)
+	}
+}
+
+// loadTwiceTraces is loadTwice for one batch of spans.
+func loadTwiceTraces(t *testing.T, td ptrace.Traces) (derived, decoded *Querier) {
+	return loadTwice(t, randomTelemetry{traces: []ptrace.Traces{td}})
+}
+
+func TestWindowsSplitIntoWholeBucketsAndEdges(t *testing.T) {
+	const min5 = 5 * 60 * 1000
+	for _, c := range []struct {
+		name   string
+		w      telemetry.Window
+		lo, hi int64
+		edges  int
+	}{
+		{"shorter than a bucket", telemetry.Window{StartMs: min5 + 10, EndMs: min5 + 20}, 0, 0, 1},
+		{"aligned on both ends", telemetry.Window{StartMs: 2 * min5, EndMs: 5 * min5}, 2, 5, 0},
+		{"ragged on both ends", telemetry.Window{StartMs: 2*min5 - 1, EndMs: 5*min5 + 1}, 2, 5, 2},
+		{"inside two buckets", telemetry.Window{StartMs: 2*min5 - 1, EndMs: 2*min5 + 1}, 0, 0, 1},
+		{"empty", telemetry.Window{StartMs: 9, EndMs: 9}, 0, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sp := splitWindow(c.w)
+			if sp.lo != c.lo || sp.hi != c.hi || len(sp.edges) != c.edges {
+				t.Fatalf("splitWindow = %+v, want buckets [%d, %d) and %d edges", sp, c.lo, c.hi, c.edges)
+			}
+			// The buckets and edges cover the window exactly once.
+			covered := (sp.hi - sp.lo) * bucketNs
+			for _, e := range sp.edges {
+				covered += e[1] - e[0]
+			}
+			if want := max(c.w.EndMs-c.w.StartMs, 0) * 1e6; covered != want {
+				t.Fatalf("covers %d ns, want %d", covered, want)
+			}
+		})
+	}
+}
