@@ -1,82 +1,14 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/runlens/runlens/internal/telemetry"
 )
 
-// statusDecoded counts spans, records and error events per service in SQL (GROUP BY over the
-// time index), and classifies the window's root spans into domains in Go.
-func (q *Querier) statusDecoded(ctx context.Context, sq telemetry.StatusQuery) (telemetry.Status, error) {
-	st := telemetry.Status{}
-	per := map[string]*telemetry.ServiceActivity{}
-	scanned := 0
-	for _, src := range []struct {
-		table string
-		spans bool
-	}{{TracesTable, true}, {LogsTable, false}} {
-		var f filter
-		f.window(sq.Window)
-		f.service(sq.Service)
-		rows, err := q.store.DB().QueryContext(ctx, `SELECT ServiceName, COUNT(*), SUM(IsError), MAX(Timestamp) FROM `+
-			src.table+f.where()+` GROUP BY ServiceName`, f.args...)
-		if err != nil {
-			return st, fmt.Errorf("count %s: %w", src.table, err)
-		}
-		for rows.Next() {
-			var svc string
-			var n, errs, newest int64
-			if err := rows.Scan(&svc, &n, &errs, &newest); err != nil {
-				rows.Close()
-				return st, fmt.Errorf("count %s: %w", src.table, err)
-			}
-			svc = serviceOut(svc)
-			a := per[svc]
-			if a == nil {
-				a = &telemetry.ServiceActivity{Service: svc}
-				per[svc] = a
-			}
-			a.Errors += errs
-			a.LastSeenMs = max(a.LastSeenMs, telemetry.NsToMs(newest))
-			st.Errors += errs
-			scanned += int(n)
-			if src.spans {
-				a.Spans += n
-				st.Spans += n
-				st.NewestSpanMs = max(st.NewestSpanMs, telemetry.NsToMs(newest))
-			} else {
-				st.Logs += n
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return st, fmt.Errorf("count %s: %w", src.table, err)
-		}
-	}
-	st.Services = int64(len(per))
-	for _, a := range per {
-		st.ServiceActivity = append(st.ServiceActivity, *a)
-	}
-	slices.SortFunc(st.ServiceActivity, func(a, b telemetry.ServiceActivity) int {
-		return cmp.Or(cmp.Compare(b.Spans, a.Spans), cmp.Compare(a.Service, b.Service))
-	})
-	if n := cmp.Or(sq.MaxServices, 20); len(st.ServiceActivity) > n {
-		st.ServiceActivity = st.ServiceActivity[:n]
-	}
-	domains, n, limited, err := q.domainActivity(ctx, sq)
-	if err != nil {
-		return st, err
-	}
-	st.Domains = domains
-	st.Scan = scanOf(sq.Window, scanned+n, limited)
-	return st, nil
-}
-
-// domainActivity counts the runs of each configured domain whose root started in the window.
+// domainActivity counts the runs of each configured domain whose root started in the window,
+// classifying each root from its attributes (up to the scan limit).
 func (q *Querier) domainActivity(ctx context.Context, sq telemetry.StatusQuery) ([]telemetry.DomainActivity, int, bool, error) {
 	names := q.conv.DomainNames()
 	acts := make([]telemetry.DomainActivity, len(names))

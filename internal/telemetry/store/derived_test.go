@@ -324,6 +324,9 @@ func TestAStoreFromBeforeDerivedColumnsIsMigratedAndFilledIn(t *testing.T) {
 	}
 	s := openTestStore(t, Options{Path: path, Retention: 48 * time.Hour})
 	waitDerived(t, s, d.Conventions)
+	if st, err := s.Stats(ctx); err != nil || st.Recomputing {
+		t.Errorf("Stats says recomputing %v (%v) after the recomputation finished", st.Recomputing, err)
+	}
 	checkDerived(t, s)
 	q = NewQuerier(s, d.Conventions)
 	eq := telemetry.ErrorsQuery{Window: last(now, 24*time.Hour)}

@@ -39,10 +39,10 @@ func (c latencyCase) name() string {
 	return c.tool + "/" + c.window
 }
 
-// latencyCases builds the calls over s, with the clock pinned to the dataset's anchor.
-func latencyCases(tb testing.TB, s *Store) []latencyCase {
+// latencyCases builds the calls over q, with the clock pinned to the dataset's anchor.
+func latencyCases(tb testing.TB, q *Querier) []latencyCase {
 	tb.Helper()
-	f := flows.New(flows.Deps{Telemetry: NewQuerier(s, nil), Now: func() time.Time { return benchAnchor }})
+	f := flows.New(flows.Deps{Telemetry: q, Now: func() time.Time { return benchAnchor }})
 	ctx := context.Background()
 	str := func(v string) *string { return &v }
 	var cases []latencyCase
@@ -54,6 +54,12 @@ func latencyCases(tb testing.TB, s *Store) []latencyCase {
 			tb.Fatalf("pick a run for get_run in %s: %v (%d runs)", w, err, len(page.Runs))
 		}
 		runID := page.Runs[0].ID
+		// service-19's roots carry a CI pipeline run id: get_run finds a run by it.
+		keyed, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Service: str(benchServiceName(benchServiceN - 1)), Limit: 1})
+		if err != nil || len(keyed.Runs) == 0 {
+			tb.Fatalf("pick a keyed run in %s: %v", w, err)
+		}
+		keyedID := keyed.Runs[0].ID
 		add := func(tool, variant string, call func(ctx context.Context) error) {
 			cases = append(cases, latencyCase{tool: tool, variant: variant, window: w, call: call})
 		}
@@ -71,6 +77,10 @@ func latencyCases(tb testing.TB, s *Store) []latencyCase {
 		})
 		add("get_run", "", func(ctx context.Context) error {
 			_, err := f.GetRun(ctx, gen.GetRunInput{ID: runID})
+			return err
+		})
+		add("get_run", "by run id", func(ctx context.Context) error {
+			_, err := f.GetRun(ctx, gen.GetRunInput{ID: keyedID})
 			return err
 		})
 		add("get_recent_errors", "", func(ctx context.Context) error {
@@ -124,7 +134,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func BenchmarkQueries(b *testing.B) {
 	s := benchDataset(b)
-	for _, c := range latencyCases(b, s) {
+	for _, c := range latencyCases(b, NewQuerier(s, nil)) {
 		b.Run(c.name(), func(b *testing.B) {
 			var lat []time.Duration
 			ctx := context.Background()
@@ -144,7 +154,8 @@ func BenchmarkQueries(b *testing.B) {
 
 // TestQueryLatencyReport prints B6 as a Markdown table: RUNLENS_BENCH=1 go test -run
 // TestQueryLatencyReport -v ./internal/telemetry/store (RUNLENS_BENCH_ITERS sets the calls per
-// case, default 30).
+// case, default 30). RUNLENS_BENCH_DECODED=1 measures instead a querier whose conventions
+// differ from those the store computed its columns with, the path that decodes attributes.
 func TestQueryLatencyReport(t *testing.T) {
 	if os.Getenv("RUNLENS_BENCH") == "" {
 		t.Skip("set RUNLENS_BENCH=1 to measure B6 (generates a 1M-span store on first use)")
@@ -154,11 +165,15 @@ func TestQueryLatencyReport(t *testing.T) {
 		n = v
 	}
 	s := benchDataset(t)
+	q := NewQuerier(s, nil)
+	if os.Getenv("RUNLENS_BENCH_DECODED") != "" {
+		q = NewQuerier(s, mustPreset(t, "netscript"))
+	}
 	ctx := context.Background()
 	var b strings.Builder
 	fmt.Fprintf(&b, "| tool | window | p50 ms | p95 ms |\n|---|---|---:|---:|\n")
 	worst := time.Duration(0)
-	for _, c := range latencyCases(t, s) {
+	for _, c := range latencyCases(t, q) {
 		lat, err := measure(ctx, n, c.call)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name(), err)

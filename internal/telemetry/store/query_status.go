@@ -10,18 +10,17 @@ import (
 )
 
 // Status summarises the window: span, record and error counts per service and run counts per
-// domain. From the derived columns it adds the activity rollups of the window's whole buckets
-// to counts of the partial buckets at its edges, so a day costs a few thousand rollup rows and
-// at most ten minutes of rows.
+// domain. The counts add the activity rollups of the window's whole buckets to counts of the
+// partial buckets at its edges, so a day costs a few thousand rollup rows and at most ten
+// minutes of rows; they do not depend on the conventions. The domains come from the run rollup
+// too when the derived columns hold the querier's conventions, and from the window's root
+// spans' attributes otherwise.
 func (q *Querier) Status(ctx context.Context, sq telemetry.StatusQuery) (telemetry.Status, error) {
 	derived, err := q.derived(ctx)
-	if err != nil || !derived {
-		if err != nil {
-			return telemetry.Status{}, err
-		}
-		return q.statusDecoded(ctx, sq)
+	if err != nil {
+		return telemetry.Status{}, err
 	}
-	return q.statusDerived(ctx, sq)
+	return q.status(ctx, sq, derived)
 }
 
 // windowSplit divides a window in ns into whole rollup buckets [lo, hi) and the partial ranges
@@ -60,7 +59,7 @@ type serviceTally struct {
 	spanBkt, logBkt int64 // newest whole bucket holding rows; -1 when none
 }
 
-func (q *Querier) statusDerived(ctx context.Context, sq telemetry.StatusQuery) (telemetry.Status, error) {
+func (q *Querier) status(ctx context.Context, sq telemetry.StatusQuery, derived bool) (telemetry.Status, error) {
 	st := telemetry.Status{}
 	sp := splitWindow(sq.Window)
 	per := map[string]*serviceTally{}
@@ -166,6 +165,15 @@ func (q *Querier) statusDerived(ctx context.Context, sq telemetry.StatusQuery) (
 	})
 	if n := cmp.Or(sq.MaxServices, 20); len(st.ServiceActivity) > n {
 		st.ServiceActivity = st.ServiceActivity[:n]
+	}
+	if !derived {
+		domains, runs, limited, err := q.domainActivity(ctx, sq)
+		if err != nil {
+			return st, err
+		}
+		st.Domains = domains
+		st.Scan = scanOf(sq.Window, int(scanned)+runs, limited)
+		return st, nil
 	}
 	domains, runs, err := q.domainsDerived(ctx, sq, sp)
 	if err != nil {

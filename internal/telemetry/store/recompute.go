@@ -288,7 +288,7 @@ func recomputeLogs(ctx context.Context, tx *sql.Tx, after, bound int64) error {
 	return nil
 }
 
-// coalesced lists derived text columns for a SELECT, NULL read as ”.
+// coalesced lists derived text columns for a SELECT, NULL read as the empty string.
 func coalesced(columns ...string) string {
 	out := make([]string, len(columns))
 	for i, c := range columns {

@@ -81,17 +81,20 @@ package store
 // Derived columns (schema version 2) hold what the conventions read off a span or record,
 // computed at ingest so that the queries aggregate in SQL instead of decoding attribute JSON row
 // by row. Their values depend on the conventions the store was opened with; meta records which
-// (see derive.go and recompute.go). Text columns are ” when they do not apply.
+// (see derive.go and recompute.go). A derived text column is NULL when it does not apply or is
+// empty, never the empty string: most spans have none of them, and binding NULL costs the
+// driver least. A condition comparing one with the empty string still reads naturally (NULL
+// never matches it); readers COALESCE them to the empty string.
 //
 //	otel_traces:
-//	RunId          TEXT     root spans: the first execution-id attribute ('' = the trace is the run)
+//	RunId          TEXT     root spans: the first execution-id attribute (NULL: the trace is the run)
 //	Domain         TEXT     root spans: the run's domain by the domain rules
 //	TraceErrored   INTEGER  root spans: 1 when any span of the trace has status Error, kept up
 //	                        to date as later spans of the trace arrive
-//	JobId          TEXT     job spans: the job id ('' = not a job span)
+//	JobId          TEXT     job spans: the job id (NULL: not a job span)
 //	JobName        TEXT     job spans: the job-name attribute, else the span name
-//	JobStatus      TEXT     job spans: the application's job status, '' when absent
-//	DbLabel        TEXT     database spans: the operation label ('' = not a database span)
+//	JobStatus      TEXT     job spans: the application's job status, NULL when absent
+//	DbLabel        TEXT     database spans: the operation label (NULL: not a database span)
 //	DbSystem       TEXT     database spans: the database system
 //	ErrorMessage   TEXT     error spans: the status message, else the exception event's message
 //	ExceptionType  TEXT     error spans: the exception event's type, else error.type

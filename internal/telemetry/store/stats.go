@@ -28,6 +28,9 @@ type Stats struct {
 	MaxBytes       int64
 	// Integrity is "ok" or the first problems SQLite's quick_check reports.
 	Integrity string
+	// Recomputing is true while the derived columns are being recomputed for other
+	// conventions (or after a migration); queries then decode attributes and are slower.
+	Recomputing bool
 }
 
 // Stats reads the counts, sizes and time span, and runs SQLite's quick_check (a full read of
@@ -56,6 +59,9 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		}
 	}
 	if st.HighWater, err = s.HighWater(ctx); err != nil {
+		return Stats{}, err
+	}
+	if _, st.Recomputing, err = metaValue(ctx, s.readers, metaDerivedRecompute); err != nil {
 		return Stats{}, err
 	}
 	if st.Integrity, err = s.quickCheck(ctx); err != nil {
