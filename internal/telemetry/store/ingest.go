@@ -96,9 +96,9 @@ type spanMeta struct {
 	at                                    int // offset of the row in args[shape]
 }
 
-// spanArgs flattens td into insert arguments in spanColumnNames order (Seq left for
-// assignSeq), computing the derived columns with conv. A root's TraceErrored covers the error
-// spans of its own batch; the writer adds those stored before.
+// spanArgs flattens td into insert arguments in spanColumnNames order, each row cut to its
+// shape (Seq is left for the writer), computing the derived columns with dv. A root's
+// TraceErrored covers the error spans of its own batch; the writer adds those stored before.
 func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 	n := td.SpanCount()
 	b := spanBatch{meta: make([]spanMeta, 0, n)}
@@ -141,7 +141,6 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 				if !sp.ParentSpanID().IsEmpty() {
 					parent = hexID(sp.ParentSpanID())
 				}
-				status := statusString(sp.Status().Code())
 				clear(attrs)
 				buf = appendAttrs(buf[:0], sp.Attributes(), attrs)
 				spanAttrs := string(buf)
@@ -149,7 +148,7 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 				events := string(buf)
 				buf = appendLinks(buf[:0], sp.Links())
 				links := string(buf)
-				facts := spanFacts{name: sp.Name(), isRoot: parent == "", isError: status == "Error", statusMessage: sp.Status().Message()}
+				facts := spanFacts{name: sp.Name(), isRoot: parent == "", isError: sp.Status().Code() == ptrace.StatusCodeError, statusMessage: sp.Status().Message()}
 				if facts.isError {
 					facts.exceptionMessage, facts.exceptionType = exceptionEvent(sp.Events())
 				}
@@ -184,14 +183,14 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 					parent,
 					sp.TraceState().AsRaw(),
 					facts.name,
-					kindString(sp.Kind()),
+					kindCode(sp.Kind()),
 					service,
 					resJSON,
 					scopeName,
 					scopeVersion,
 					spanAttrs,
 					duration,
-					status,
+					statusCode(sp.Status().Code()),
 					facts.statusMessage,
 					events,
 					links,
@@ -448,33 +447,33 @@ func nanos(t pcommon.Timestamp) int64 {
 	return int64(t)
 }
 
-// kindString is the exporter's SpanKind text: "Server", "Client", … and "Unspecified".
-func kindString(k ptrace.SpanKind) string {
+// kindCode is the index in kindCodes of the exporter's SpanKind word.
+func kindCode(k ptrace.SpanKind) int64 {
 	switch k {
 	case ptrace.SpanKindInternal:
-		return "Internal"
+		return 1
 	case ptrace.SpanKindServer:
-		return "Server"
+		return 2
 	case ptrace.SpanKindClient:
-		return "Client"
+		return 3
 	case ptrace.SpanKindProducer:
-		return "Producer"
+		return 4
 	case ptrace.SpanKindConsumer:
-		return "Consumer"
+		return 5
 	default:
-		return "Unspecified"
+		return 0 // Unspecified
 	}
 }
 
-// statusString is the exporter's StatusCode text.
-func statusString(c ptrace.StatusCode) string {
+// statusCode is the index in statusCodes of the exporter's StatusCode word.
+func statusCode(c ptrace.StatusCode) int64 {
 	switch c {
 	case ptrace.StatusCodeOk:
-		return "Ok"
+		return 1
 	case ptrace.StatusCodeError:
-		return "Error"
+		return 2
 	default:
-		return "Unset"
+		return 0 // Unset
 	}
 }
 

@@ -35,7 +35,7 @@ func writeSpans(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch, ne
 	}
 	for sh, args := range b.args {
 		n := len(spanShapeColumns[sh])
-		if err := insertRows(ctx, tx, st.insertSpans[sh], st.insertSpan[sh], args, n); err != nil {
+		if err := insertRows(ctx, tx, st.insertSpans[sh], st.insertSpan[sh], args, n, spanRowsPerInsert[sh]); err != nil {
 			return fmt.Errorf("insert spans: %w", err)
 		}
 	}
@@ -59,7 +59,7 @@ func writeSpans(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch, ne
 // writeLogs inserts a batch of log records and counts them in the rollup.
 func writeLogs(ctx context.Context, tx *sql.Tx, st *statements, args []any, next *int64) error {
 	assignSeq(args, logColumnCount, next)
-	if err := insertRows(ctx, tx, st.insertLogs, st.insertLog, args, logColumnCount); err != nil {
+	if err := insertRows(ctx, tx, st.insertLogs, st.insertLog, args, logColumnCount, rowsPerInsert); err != nil {
 		return fmt.Errorf("insert logs: %w", err)
 	}
 	for i := 0; i < len(args); i += logColumnCount {

@@ -14,6 +14,11 @@ var spanColumnNames = []string{"Seq", "Timestamp", "EndTimestamp", "TraceId", "S
 	"RunId", "Domain", "TraceErrored", "JobId", "JobName", "JobStatus", "DbLabel", "DbSystem", "ErrorMessage",
 	"ExceptionType", "Fingerprint"}
 
+// logColumnNames are the log columns in the order logArgs produces values.
+var logColumnNames = []string{"Seq", "Timestamp", "ObservedTimestamp", "TraceId", "SpanId", "TraceFlags",
+	"SeverityText", "SeverityNumber", "ServiceName", "Body", "ResourceAttributes", "ScopeName", "ScopeVersion",
+	"LogAttributes", "IsError", "ErrorMessage", "ExceptionType", "Fingerprint"}
+
 // Span rows are inserted in one of three shapes, so that a span binds only the derived
 // columns it has (the driver's cost is per bound parameter, NULL or not): most spans have
 // none, database spans two, and roots, job spans and errors all of them.
@@ -44,13 +49,28 @@ func seq(from, to int) []int {
 // Column lists in insert order; spanArgs and logArgs produce values in this order.
 const (
 	spanColumnCount = 32
-	logColumns      = `Seq, Timestamp, ObservedTimestamp, TraceId, SpanId, TraceFlags,
-	SeverityText, SeverityNumber, ServiceName, Body, ResourceAttributes, ScopeName, ScopeVersion,
-	LogAttributes, IsError, ErrorMessage, ExceptionType, Fingerprint`
-	logColumnCount = 18
+	logColumnCount  = 18
 	// rowsPerInsert is how many rows one multi-row INSERT carries: fewer statement executions
 	// per batch is most of the ingest speed with a database/sql driver.
 	rowsPerInsert = 32
+	// maxTextParams keeps one INSERT under 512 text parameters: the driver records each bound
+	// text in a slice that it grows by doubling, and the 513th doubles it to 1024 entries —
+	// measured as a fifth more allocation per span.
+	maxTextParams = 512
+)
+
+// spanRowsPerInsert is how many rows of a shape one INSERT carries: rowsPerInsert, or fewer
+// when the shape's text columns would pass maxTextParams.
+var spanRowsPerInsert = [spanShapes]int{
+	shapePlain: min(rowsPerInsert, maxTextParams/spanTextColumns),
+	shapeDB:    min(rowsPerInsert, maxTextParams/(spanTextColumns+2)),
+	shapeFull:  min(rowsPerInsert, maxTextParams/(spanTextColumns+10)),
+}
+
+const (
+	// spanTextColumns counts the exporter's text columns of a span row; the database shape adds
+	// two, the full shape ten.
+	spanTextColumns = 15
 )
 
 // Positions in a row of insert arguments that the writer reads back.
@@ -86,7 +106,7 @@ type statements struct {
 	roll           rollup
 	readHighWater  *sql.Stmt
 	writeHighWater *sql.Stmt
-	// insertSpan holds one row, insertSpans rowsPerInsert rows, per shape.
+	// insertSpan holds one row, insertSpans spanRowsPerInsert rows, per shape.
 	insertSpan  [spanShapes]*sql.Stmt
 	insertSpans [spanShapes]*sql.Stmt
 	insertLog   *sql.Stmt
@@ -123,12 +143,11 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 		for i, c := range cols {
 			names[i] = spanColumnNames[c]
 		}
-		columns := strings.Join(names, ", ")
-		prep(&st.insertSpan[sh], insertSQL(TracesTable, columns, len(cols), 1))
-		prep(&st.insertSpans[sh], insertSQL(TracesTable, columns, len(cols), rowsPerInsert))
+		prep(&st.insertSpan[sh], insertSQL(TracesTable, names, 1))
+		prep(&st.insertSpans[sh], insertSQL(TracesTable, names, spanRowsPerInsert[sh]))
 	}
-	prep(&st.insertLog, insertSQL(LogsTable, logColumns, logColumnCount, 1))
-	prep(&st.insertLogs, insertSQL(LogsTable, logColumns, logColumnCount, rowsPerInsert))
+	prep(&st.insertLog, insertSQL(LogsTable, logColumnNames, 1))
+	prep(&st.insertLogs, insertSQL(LogsTable, logColumnNames, rowsPerInsert))
 	in := "(" + placeholders(idChunk) + ")"
 	probe := `SELECT DISTINCT TraceId FROM ` + TracesTable + ` INDEXED BY otel_traces_error_traces WHERE IsError = 1 AND TraceId IN `
 	prep(&st.storedErrorTraces, probe+in)
@@ -172,14 +191,36 @@ func (st *statements) close() {
 	}
 }
 
-// insertSQL renders "INSERT INTO table (cols) VALUES (?,…),(?,…)…" for rows rows.
-func insertSQL(table, columns string, ncols, rows int) string {
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", ncols), ",") + ")"
+// enumColumns are the columns bound as a small integer that the statement turns into the
+// exporter's word, so the driver binds an integer instead of copying a short text into C memory
+// for every span; kindCodes and statusCodes list the words by code.
+var (
+	enumColumns = map[string][]string{"SpanKind": kindCodes, "StatusCode": statusCodes}
+	kindCodes   = []string{"Unspecified", "Internal", "Server", "Client", "Producer", "Consumer"}
+	statusCodes = []string{"Unset", "Ok", "Error"}
+)
+
+// insertSQL renders "INSERT INTO table (columns) VALUES (…),(…)…" for rows rows.
+func insertSQL(table string, columns []string, rows int) string {
+	values := make([]string, len(columns))
+	for i, c := range columns {
+		values[i] = "?"
+		if words, ok := enumColumns[c]; ok {
+			var b strings.Builder
+			b.WriteString("CASE ?")
+			for code, w := range words[1:] {
+				fmt.Fprintf(&b, " WHEN %d THEN '%s'", code+1, w)
+			}
+			fmt.Fprintf(&b, " ELSE '%s' END", words[0])
+			values[i] = b.String()
+		}
+	}
+	one := "(" + strings.Join(values, ",") + ")"
 	var b strings.Builder
 	b.WriteString("INSERT INTO ")
 	b.WriteString(table)
 	b.WriteString(" (")
-	b.WriteString(columns)
+	b.WriteString(strings.Join(columns, ", "))
 	b.WriteString(") VALUES ")
 	for i := range rows {
 		if i > 0 {
@@ -190,15 +231,15 @@ func insertSQL(table, columns string, ncols, rows int) string {
 	return b.String()
 }
 
-// insertRows writes n rows whose arguments fill args (ncols per row) using the multi-row
-// statement for full chunks and the single-row one for the rest.
-func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, args []any, ncols int) error {
+// insertRows writes the rows whose arguments fill args (ncols per row) using the statement of
+// perMany rows for full chunks and the single-row one for the rest.
+func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, args []any, ncols, perMany int) error {
 	n := len(args) / ncols
-	chunk := rowsPerInsert * ncols
+	chunk := perMany * ncols
 	i := 0
-	if n >= rowsPerInsert {
+	if n >= perMany {
 		stmt := tx.StmtContext(ctx, many)
-		for ; i+rowsPerInsert <= n; i += rowsPerInsert {
+		for ; i+perMany <= n; i += perMany {
 			if _, err := stmt.ExecContext(ctx, args[i*ncols:i*ncols+chunk]...); err != nil {
 				return err
 			}
