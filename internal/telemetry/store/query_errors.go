@@ -95,41 +95,11 @@ func (q *Querier) Errors(ctx context.Context, eq telemetry.ErrorsQuery) (telemet
 // errorSpans reads up to budget error spans of the window, newest first; limited says there
 // were more.
 func (q *Querier) errorSpans(ctx context.Context, eq telemetry.ErrorsQuery, budget int, derived bool) ([]errorEvent, bool, error) {
-	var f filter
-	f.add("IsError = 1")
-	f.window(eq.Window)
-	f.service(eq.Service)
-	f.asOf(eq.AsOf)
-	columns := `StatusMessage, EventsJSON, SpanAttributes`
-	if derived {
-		columns = coalesced("ErrorMessage", "ExceptionType", "Fingerprint")
-	}
-	rows, err := q.store.DB().QueryContext(ctx, `SELECT ServiceName, TraceId, Timestamp, `+columns+` FROM `+
-		TracesTable+f.where()+` ORDER BY Timestamp DESC LIMIT ?`, append(f.args, budget+1)...)
-	if err != nil {
-		return nil, false, fmt.Errorf("read error spans: %w", err)
-	}
-	defer rows.Close()
-	var out []errorEvent
-	for rows.Next() {
-		var e errorEvent
-		var a, b, c string
-		if err := rows.Scan(&e.service, &e.trace, &e.ns, &a, &b, &c); err != nil {
-			return nil, false, fmt.Errorf("read error spans: %w", err)
-		}
-		if len(out) == budget {
-			return out, true, nil
-		}
-		e.service = serviceOut(e.service)
-		if derived {
-			e.msg, e.typ, e.fp = a, b, c
-		} else {
-			e.msg, e.typ = spanError(a, b, decodeAttrs(c))
-			e.fp = conventions.Fingerprint(e.typ, e.msg)
-		}
-		out = append(out, e)
-	}
-	return out, false, rows.Err()
+	return q.errorEvents(ctx, eq, budget, derived, TracesTable, "error spans", `StatusMessage, EventsJSON, SpanAttributes`,
+		func(status, events, attrs string) (string, string, string) {
+			msg, typ := spanError(status, events, decodeAttrs(attrs))
+			return msg, typ, conventions.Fingerprint(typ, msg)
+		})
 }
 
 // errorLogs reads up to budget error records of the window, newest first.
@@ -137,19 +107,31 @@ func (q *Querier) errorLogs(ctx context.Context, eq telemetry.ErrorsQuery, budge
 	if budget <= 0 {
 		return nil, true, nil
 	}
+	return q.errorEvents(ctx, eq, budget, derived, LogsTable, "error logs", `Body, LogAttributes, ''`,
+		func(body, attrs, _ string) (string, string, string) {
+			d := deriveLog(body, decodeAttrs(attrs))
+			return d.ErrorMessage, d.ExceptionType, d.Fingerprint
+		})
+}
+
+// errorEvents reads up to budget error rows of table, newest first, with limited true when
+// there were more. With derived columns the message, exception type and fingerprint are read
+// as stored; otherwise the three raw columns are read and decode derives them.
+func (q *Querier) errorEvents(ctx context.Context, eq telemetry.ErrorsQuery, budget int, derived bool,
+	table, what, rawColumns string, decode func(a, b, c string) (msg, typ, fp string)) ([]errorEvent, bool, error) {
 	var f filter
 	f.add("IsError = 1")
 	f.window(eq.Window)
 	f.service(eq.Service)
 	f.asOf(eq.AsOf)
-	columns := `Body, LogAttributes, ''`
+	columns := rawColumns
 	if derived {
 		columns = coalesced("ErrorMessage", "ExceptionType", "Fingerprint")
 	}
 	rows, err := q.store.DB().QueryContext(ctx, `SELECT ServiceName, TraceId, Timestamp, `+columns+` FROM `+
-		LogsTable+f.where()+` ORDER BY Timestamp DESC LIMIT ?`, append(f.args, budget+1)...)
+		table+f.where()+` ORDER BY Timestamp DESC LIMIT ?`, append(f.args, budget+1)...)
 	if err != nil {
-		return nil, false, fmt.Errorf("read error logs: %w", err)
+		return nil, false, fmt.Errorf("read %s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []errorEvent
@@ -157,7 +139,7 @@ func (q *Querier) errorLogs(ctx context.Context, eq telemetry.ErrorsQuery, budge
 		var e errorEvent
 		var a, b, c string
 		if err := rows.Scan(&e.service, &e.trace, &e.ns, &a, &b, &c); err != nil {
-			return nil, false, fmt.Errorf("read error logs: %w", err)
+			return nil, false, fmt.Errorf("read %s: %w", what, err)
 		}
 		if len(out) == budget {
 			return out, true, nil
@@ -166,8 +148,7 @@ func (q *Querier) errorLogs(ctx context.Context, eq telemetry.ErrorsQuery, budge
 		if derived {
 			e.msg, e.typ, e.fp = a, b, c
 		} else {
-			d := deriveLog(a, decodeAttrs(b))
-			e.msg, e.typ, e.fp = d.ErrorMessage, d.ExceptionType, d.Fingerprint
+			e.msg, e.typ, e.fp = decode(a, b, c)
 		}
 		out = append(out, e)
 	}
