@@ -202,7 +202,6 @@ func TestErrorsAreSplitBetweenProtocolAndTool(t *testing.T) {
 		}
 	})
 	t.Run("an answer that breaks its own schema is a protocol error", func(t *testing.T) {
-		flows.getRun = func() (gen.GetRunOutput, error) { return gen.GetRunOutput{}, nil } // spans and logs nil, summary empty…
 		flows.getRun = func() (gen.GetRunOutput, error) {
 			return gen.GetRunOutput{ID: "x", TraceID: "t", Summary: "s", OmittedSpans: -1}, nil
 		}
@@ -272,4 +271,29 @@ func TestCompactRouterAnswersLikeTheFullTool(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+func TestFullDetailAboveItsCeilingIsRefusedWithAdvice(t *testing.T) {
+	adv, err := newAdversary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ceiling = 64 << 10
+	h := New(Options{Flows: adv, Budgets: Budgets{FullCeiling: ceiling}})
+	for _, tool := range []string{gen.ToolListRuns, gen.ToolGetRecentErrors} {
+		if n := len(adv.answers[tool]); n <= 2*ceiling {
+			t.Fatalf("%s: adversarial answer is %d bytes, too small to exercise the ceiling", tool, n)
+		}
+		res, err := h.CallTool(context.Background(), mcp.CallRequest{Name: tool, Arguments: validInput(t, tool, "full")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError || !strings.Contains(string(res.Structured), `"code":"output_too_large"`) || !strings.Contains(string(res.Structured), "detail=standard") {
+			t.Fatalf("%s full above the ceiling: %s", tool, res.Structured)
+		}
+		res, err = h.CallTool(context.Background(), mcp.CallRequest{Name: tool, Arguments: validInput(t, tool, "standard")})
+		if err != nil || res.IsError {
+			t.Fatalf("%s standard: %v %s", tool, err, res.Structured)
+		}
+	}
 }
