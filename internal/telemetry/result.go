@@ -14,7 +14,8 @@ type Status struct {
 	Services int64
 	Spans    int64
 	Logs     int64
-	// Errors counts error events: error spans plus error log records.
+	// Errors counts error occurrences (TELEMETRY.md): one per failure of a run, however many
+	// spans and logs report it, plus error logs outside any failing trace.
 	Errors int64
 	// Domains has one entry per configured domain, in configuration order, seen or not.
 	Domains []DomainActivity
@@ -28,7 +29,7 @@ type Status struct {
 // DomainActivity counts the runs of one domain that started in the window.
 type DomainActivity struct {
 	Domain string
-	// SeenCount is the number of runs; ErrorCount those with an error span.
+	// SeenCount is the number of runs; ErrorCount those whose normalized status is error.
 	SeenCount  int64
 	ErrorCount int64
 	// MostRecentMs is the newest run start, 0 when unseen.
@@ -37,8 +38,9 @@ type DomainActivity struct {
 
 // ServiceActivity counts one service's spans in the window.
 type ServiceActivity struct {
-	Service    string
-	Spans      int64
+	Service string
+	Spans   int64
+	// Errors counts the error occurrences whose origin is in this service.
 	Errors     int64
 	LastSeenMs int64
 }
@@ -53,10 +55,13 @@ type RunPage struct {
 
 // RunSummary is one row of list_runs.
 type RunSummary struct {
-	ID      string
-	Domain  string
-	Name    string
-	Status  string
+	ID     string
+	Domain string
+	Name   string
+	// Status is normalized: StatusOK or StatusError.
+	Status string
+	// Outcome is the application's own word for how the run ended (a job status such as
+	// failed or succeeded, or an outcome attribute); empty when it said none.
 	Outcome string
 	StartMs int64
 	// DurationMs is the head span's duration; HasDuration is false for a span still open.
@@ -77,6 +82,9 @@ type Run struct {
 	Logs         []LogRecord
 	// Limited is true when MaxSpans or MaxLogs cut what was read.
 	Limited bool
+	// SpanTotal is the true number of spans of the run (≥ len(Spans)); -1 when the source
+	// could not count them past its read cap.
+	SpanTotal int64
 }
 
 // Span is one span as the tools show it.
@@ -108,14 +116,14 @@ type LogRecord struct {
 
 // ErrorReport is get_recent_errors's data.
 type ErrorReport struct {
-	// Events counts every error event in the window after filters.
+	// Events counts every error occurrence in the window after filters.
 	Events int64
 	// Groups are ordered most recent first (last seen desc, then count desc, then fingerprint).
 	Groups []ErrorGroup
 	Scan   Scan
 }
 
-// ErrorGroup is a set of error events of one service and domain with one fingerprint.
+// ErrorGroup is a set of error occurrences of one service and domain with one fingerprint.
 type ErrorGroup struct {
 	Service       string
 	Domain        string
@@ -146,10 +154,13 @@ type JobResult struct {
 	DurationMs   float64
 	ErrorMessage string
 	TraceID      string
-	// Previous is the status of the execution of the same job before this one, if any, and
-	// PreviousStartMs its start.
+	// Previous is the normalized status of the execution of the same job (by name) before
+	// this one, if any, and PreviousStartMs its start.
 	Previous        string
 	PreviousStartMs int64
+	// KnownJobs, when nothing matched a job filter, names the jobs seen in the window
+	// (bounded), so the caller can correct the filter.
+	KnownJobs []string
 }
 
 // Performance is analyze_service_performance's data.
@@ -162,7 +173,10 @@ type Performance struct {
 	P95Ms         float64
 	P99Ms         float64
 	TopOperations []OperationStats
-	Scan          Scan
+	// KnownOperations, when an operation filter matched nothing, names the service's entry
+	// operations in the window (bounded).
+	KnownOperations []string
+	Scan            Scan
 }
 
 // OperationStats are one span name's statistics.
@@ -176,16 +190,27 @@ type OperationStats struct {
 
 // DBReport is analyze_db_bottlenecks's data.
 type DBReport struct {
-	// SampleCount counts every database span in the window after filters.
+	// SampleCount counts every database operation span in the window after filters.
 	SampleCount int64
 	// Operations, by total time desc, then p95 desc, then label; bounded by TopN.
 	Operations []DBOperationStats
-	Scan       Scan
+	// Total is the number of operations before TopN.
+	Total int
+	// KnownSystems, when a system filter matched nothing, names the systems seen (bounded).
+	KnownSystems []string
+	Scan         Scan
 }
 
-// DBOperationStats are one operation label's statistics.
+// DBOperationStats are one database operation's statistics: one system and one normalized
+// statement (else operation and collection, else span name).
 type DBOperationStats struct {
-	Label        string
+	// Key identifies the operation: system and normalized statement (or its fallback).
+	Key string
+	// Label is the short name: the query summary, else operation + collection, else the
+	// shortened statement.
+	Label string
+	// Statement is the normalized query text (literals as ?), empty when the spans had none.
+	Statement    string
 	System       string
 	Collection   string
 	Count        int64

@@ -43,6 +43,8 @@ type JobKeys struct {
 	ExitCodeKeys []string `json:"exitCodeKeys"`
 	// OutcomeKeys hold a short outcome text.
 	OutcomeKeys []string `json:"outcomeKeys"`
+	// ErrorStatuses are the status words that mean failure (case-insensitive).
+	ErrorStatuses []string `json:"errorStatuses,omitempty"`
 }
 
 // DomainRule assigns Domain to a run whose root span matches When.

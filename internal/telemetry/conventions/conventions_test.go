@@ -166,7 +166,7 @@ func TestJob(t *testing.T) {
 		})
 	}
 	j, _ := c.Job(Attributes{"netscript.job.id": "j", "netscript.job.name": "nightly", "netscript.job.status": "failed", "netscript.outcome": "retry"})
-	if j.ID != "j" || j.Name != "nightly" || j.Status != "failed" || j.Outcome != "retry" {
+	if j.ID != "j" || j.Name != "nightly" || j.Status != "failed" || j.OutcomeText != "retry" {
 		t.Fatalf("job fields %+v", j)
 	}
 }
@@ -187,7 +187,7 @@ func TestDBOperation(t *testing.T) {
 		{"a legacy statement is normalized", otel, Attributes{"db.statement": "SELECT * FROM users WHERE id = 42", "db.system": "postgresql"}, true, "SELECT * FROM users WHERE id = ?", "postgresql"},
 		{"a stable query text is normalized", otel, Attributes{"db.query.text": "DELETE FROM s WHERE k = 'x'"}, true, "DELETE FROM s WHERE k = ?", ""},
 		{"an operation alone is the label when there is no statement", netscript, Attributes{"netscript.kv.operation": "get"}, true, "get", ""},
-		{"the span name is the last resort", otel, Attributes{"db.namespace": "app"}, true, "span-name", ""},
+		{"a pool connect without a query is not a db operation", otel, Attributes{"db.namespace": "app", "db.system": "postgresql"}, false, "", ""},
 		{"a span without db attributes is not a db operation", otel, Attributes{"http.method": "GET"}, false, "", ""},
 		{"kv attributes are not db operations under otel", otel, Attributes{"netscript.kv.operation": "get"}, false, "", ""},
 	}
@@ -196,6 +196,47 @@ func TestDBOperation(t *testing.T) {
 			op, ok := tt.c.DBOperation("span-name", tt.attrs)
 			if ok != tt.wantOK || op.Label != tt.wantLabel || op.System != tt.wantSystem {
 				t.Fatalf("got %+v ok=%v, want label %q system %q ok=%v", op, ok, tt.wantLabel, tt.wantSystem, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestDBOperationKeysByStatementNotByTable(t *testing.T) {
+	c := Default()
+	fast, _ := c.DBOperation("SELECT orders", Attributes{"db.system.name": "postgresql", "db.operation.name": "SELECT", "db.collection.name": "orders", "db.query.text": "SELECT * FROM orders WHERE id = 7"})
+	fast2, _ := c.DBOperation("SELECT orders", Attributes{"db.system.name": "postgresql", "db.operation.name": "SELECT", "db.collection.name": "orders", "db.query.text": "SELECT * FROM orders WHERE id = 8"})
+	slow, _ := c.DBOperation("SELECT orders", Attributes{"db.system.name": "postgresql", "db.operation.name": "SELECT", "db.collection.name": "orders", "db.query.text": "SELECT * FROM orders JOIN customers ON c.id = o.cid WHERE c.name ILIKE '%x%'"})
+	if fast.Key != fast2.Key {
+		t.Fatalf("the same query with other literals has two keys: %q, %q", fast.Key, fast2.Key)
+	}
+	if fast.Key == slow.Key {
+		t.Fatalf("two different queries on one table share the key %q", fast.Key)
+	}
+	if fast.Label != "SELECT orders" || slow.Statement != "SELECT * FROM orders JOIN customers ON c.id = o.cid WHERE c.name ILIKE ?" {
+		t.Fatalf("label %q statement %q", fast.Label, slow.Statement)
+	}
+}
+
+func TestNormalizeStatusTreatsErrorWordsAsErrors(t *testing.T) {
+	c := Default()
+	one := int64(1)
+	tests := []struct {
+		name, word string
+		failed     bool
+		exit       *int64
+		want       string
+	}{
+		{"failed is an error", "failed", false, nil, StatusError},
+		{"case and spaces do not matter", "  Cancelled ", false, nil, StatusError},
+		{"succeeded is ok even if a span failed", "succeeded", true, nil, StatusOK},
+		{"no word and a failed span is an error", "", true, nil, StatusError},
+		{"no word and a non-zero exit code is an error", "", false, &one, StatusError},
+		{"no word and nothing failed is ok", "", false, nil, StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := c.NormalizeStatus(tt.word, tt.failed, tt.exit); got != tt.want {
+				t.Fatalf("NormalizeStatus(%q, %v) = %s, want %s", tt.word, tt.failed, got, tt.want)
 			}
 		})
 	}

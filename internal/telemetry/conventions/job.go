@@ -15,8 +15,8 @@ type Job struct {
 	// Status is the application's own job status; empty when absent (callers fall back to the
 	// span status).
 	Status string
-	// Outcome is the outcome attribute, if any.
-	Outcome string
+	// OutcomeText is the outcome attribute, if any.
+	OutcomeText string
 	// ExitCode is set when an exit-code attribute holds an integer or an integer string.
 	ExitCode *int64
 }
@@ -28,15 +28,57 @@ func (c *Conventions) Job(attrs Attributes) (job Job, ok bool) {
 		return Job{}, false
 	}
 	job = Job{
-		ID:      id,
-		Name:    attrs.first(c.JobKeys.NameKeys),
-		Status:  attrs.first(c.JobKeys.StatusKeys),
-		Outcome: attrs.first(c.JobKeys.OutcomeKeys),
+		ID:          id,
+		Name:        attrs.first(c.JobKeys.NameKeys),
+		Status:      attrs.first(c.JobKeys.StatusKeys),
+		OutcomeText: attrs.first(c.JobKeys.OutcomeKeys),
 	}
 	if code, ok := ParseExitCode(attrs.first(c.JobKeys.ExitCodeKeys)); ok {
 		job.ExitCode = &code
 	}
 	return job, true
+}
+
+// Normalized run and job statuses.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+)
+
+// IsErrorStatus reports whether an application status word means failure: it is one of the
+// document's error statuses, compared case-insensitively with surrounding spaces ignored.
+func (c *Conventions) IsErrorStatus(word string) bool {
+	w := strings.TrimSpace(word)
+	for _, e := range c.JobKeys.ErrorStatuses {
+		if strings.EqualFold(w, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// NormalizeStatus decides a run's or job's status, ok or error: the application's status word
+// when it said one, else error when a span failed or the exit code is not 0, else ok.
+func (c *Conventions) NormalizeStatus(word string, spanFailed bool, exitCode *int64) string {
+	if strings.TrimSpace(word) != "" {
+		if c.IsErrorStatus(word) {
+			return StatusError
+		}
+		return StatusOK
+	}
+	if spanFailed || (exitCode != nil && *exitCode != 0) {
+		return StatusError
+	}
+	return StatusOK
+}
+
+// Outcome is the application's own word for how a run ended: its status word, else its
+// outcome attribute.
+func (j Job) Outcome() string {
+	if s := strings.TrimSpace(j.Status); s != "" {
+		return s
+	}
+	return strings.TrimSpace(j.OutcomeText)
 }
 
 // ParseExitCode accepts an exit code sent as a number or as a numeric string ("3", " 3 ",

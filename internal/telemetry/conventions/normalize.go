@@ -27,7 +27,14 @@ var inList = regexp.MustCompile(`(?i)\bIN\s*\(\s*\?(?:\s*,\s*\?)*\s*\)`)
 // characters, so the same query with different values has one label and no value leaks.
 // Double-quoted text is an identifier in SQL and is kept; bind placeholders ($1, :name, ?) are
 // kept.
-func NormalizeStatement(s string) string {
+func NormalizeStatement(s string) string { return NormalizeStatementN(s, maxStatement) }
+
+// MaxStatement bounds the normalized statement that identifies a database operation: long
+// enough that two different queries do not share it, short enough to carry no payload.
+const MaxStatement = 1000
+
+// NormalizeStatementN is NormalizeStatement cut to n runes instead.
+func NormalizeStatementN(s string, n int) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	rs := []rune(s)
@@ -64,7 +71,7 @@ func NormalizeStatement(s string) string {
 			i++
 		}
 	}
-	return truncate(inList.ReplaceAllString(b.String(), "IN (?)"), maxStatement)
+	return truncate(inList.ReplaceAllString(b.String(), "IN (?)"), n)
 }
 
 // skipQuoted returns the index after the quoted text starting at rs[i] == q, honouring doubled

@@ -60,7 +60,7 @@ func (q *Querier) lastJobDecoded(ctx context.Context, jq telemetry.JobQuery) (te
 			continue
 		}
 		res = telemetry.JobResult{
-			Found: true, JobName: jobName, JobID: job.ID, Status: jobStatus, Outcome: job.Outcome,
+			Found: true, JobName: jobName, JobID: job.ID, Status: jobStatus, Outcome: job.OutcomeText,
 			ExitCode: job.ExitCode, StartMs: telemetry.NsToMs(start), CompletedMs: telemetry.NsToMs(start + dur),
 			DurationMs: telemetry.Ms(dur), TraceID: trace,
 		}

@@ -52,7 +52,7 @@ func (q *Querier) summarize(r rootRow, errored bool) telemetry.RunSummary {
 		if j.Status != "" {
 			s.Status = j.Status
 		}
-		s.Outcome = j.Outcome
+		s.Outcome = j.OutcomeText
 	}
 	return s
 }

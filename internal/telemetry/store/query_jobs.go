@@ -37,7 +37,7 @@ func (q *Querier) LastJob(ctx context.Context, jq telemetry.JobQuery) (telemetry
 	}
 	job := jobFields(q.conv, j.attrs)
 	res := telemetry.JobResult{
-		Found: true, JobName: j.name, JobID: j.id, Status: j.status(), Outcome: job.Outcome, ExitCode: job.ExitCode,
+		Found: true, JobName: j.name, JobID: j.id, Status: j.status(), Outcome: job.OutcomeText, ExitCode: job.ExitCode,
 		StartMs: telemetry.NsToMs(j.startNs), CompletedMs: telemetry.NsToMs(j.startNs + j.durNs),
 		DurationMs: telemetry.Ms(j.durNs), ErrorMessage: j.errorMessage, TraceID: j.traceID,
 	}

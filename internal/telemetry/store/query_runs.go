@@ -83,7 +83,7 @@ func (q *Querier) runsDerived(ctx context.Context, rq telemetry.RunsQuery) (tele
 		if jobID != "" {
 			s.Name = jobName
 			s.Status = cmp.Or(jobStatus, s.Status)
-			s.Outcome = jobFields(q.conv, attrs).Outcome
+			s.Outcome = jobFields(q.conv, attrs).OutcomeText
 		}
 		heads[seq] = s
 		traces = append(traces, trace)

@@ -1,0 +1,345 @@
+package telemetry
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// LastJob implements Source: the newest job execution in the window matching the filters, and
+// the status of the same job's execution before it.
+func (e *Engine) LastJob(ctx context.Context, q JobQuery) (JobResult, error) {
+	if c, ok := capability[JobFinder](e); ok {
+		j, handled, err := c.FindLastJob(ctx, q, e.conv)
+		if err != nil || handled {
+			return j, err
+		}
+	}
+	if len(e.conv.JobKeys.IDKeys) == 0 {
+		return JobResult{}, nil
+	}
+	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, AttrKeys: e.conv.JobKeys.IDKeys, Fields: FieldAttributes | FieldEvents})
+	if err != nil {
+		return JobResult{}, err
+	}
+	jobs := make([]JobResult, 0, len(b.Spans))
+	spanIDs := make([]string, 0, len(b.Spans))
+	for i := range b.Spans {
+		if j, ok := JobFromSpan(e.conv, &b.Spans[i]); ok {
+			jobs = append(jobs, j)
+			spanIDs = append(spanIDs, b.Spans[i].SpanID)
+		}
+	}
+	idx := make([]int, len(jobs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(jobs[b].StartMs, jobs[a].StartMs), cmp.Compare(spanIDs[a], spanIDs[b]))
+	})
+	return PickLastJob(jobs, idx, q, e.limits.MaxHints), nil
+}
+
+// PickLastJob chooses, from jobs ordered newest first by idx, the newest matching q and the
+// previous execution of the same job name; with none matching, it names the known jobs.
+func PickLastJob(jobs []JobResult, idx []int, q JobQuery, maxHints int) JobResult {
+	for n, i := range idx {
+		j := jobs[i]
+		if (q.JobID != "" && j.JobID != q.JobID) || (q.JobName != "" && j.JobName != q.JobName) {
+			continue
+		}
+		for _, p := range idx[n+1:] {
+			if jobs[p].JobName == j.JobName {
+				j.Previous, j.PreviousStartMs = jobs[p].Status, jobs[p].StartMs
+				break
+			}
+		}
+		return j
+	}
+	res := JobResult{}
+	if q.JobID != "" || q.JobName != "" {
+		seen := map[string]bool{}
+		for _, i := range idx {
+			if n := jobs[i].JobName; !seen[n] {
+				seen[n] = true
+				res.KnownJobs = append(res.KnownJobs, n)
+			}
+		}
+		slices.Sort(res.KnownJobs)
+		if len(res.KnownJobs) > maxHints {
+			res.KnownJobs = res.KnownJobs[:maxHints]
+		}
+	}
+	return res
+}
+
+// ServicePerformance implements Source: latency and errors over the service's entry spans
+// (with an operation: over that operation's spans, entry or not).
+func (e *Engine) ServicePerformance(ctx context.Context, q PerformanceQuery) (Performance, error) {
+	if c, ok := capability[PerformanceAggregator](e); ok {
+		p, handled, err := c.AggregatePerformance(ctx, q, e.conv)
+		if err != nil || handled {
+			return p, err
+		}
+	}
+	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service})
+	if err != nil {
+		return Performance{}, err
+	}
+	limited := b.Limited
+	var samples []SpanRow
+	entryNames := map[string]bool{}
+	if q.Operation != "" {
+		for _, s := range b.Spans {
+			if s.Name == q.Operation {
+				samples = append(samples, s)
+			}
+		}
+	}
+	if q.Operation == "" || len(samples) == 0 {
+		entries, lim, err := e.entrySpans(ctx, b.Spans)
+		if err != nil {
+			return Performance{}, err
+		}
+		limited = limited || lim
+		for _, s := range entries {
+			entryNames[s.Name] = true
+		}
+		if q.Operation == "" {
+			samples = entries
+		}
+	}
+	p := SummarizePerformance(q, samples)
+	p.Scan = windowScan(q.Window)
+	p.Scan.Scanned, p.Scan.Limited = b.Scanned, limited
+	if q.Operation != "" && len(samples) == 0 {
+		p.KnownOperations = boundedSorted(keys(entryNames), e.limits.MaxHints)
+	}
+	return p, nil
+}
+
+// entrySpans keeps the entry spans among one service's spans, fetching the traces of spans
+// whose parent is not among them to see whose the parent is.
+func (e *Engine) entrySpans(ctx context.Context, spans []SpanRow) ([]SpanRow, bool, error) {
+	own := make(map[[2]string]bool, len(spans))
+	for _, s := range spans {
+		own[[2]string{s.TraceID, s.SpanID}] = true
+	}
+	var unknown []string
+	for _, s := range spans {
+		if !IsEntryKind(s.Kind) && !s.IsRoot() && !own[[2]string{s.TraceID, s.ParentSpanID}] {
+			unknown = append(unknown, s.TraceID)
+		}
+	}
+	parents := map[[2]string]string{} // (trace, span) -> service
+	limited := false
+	if len(unknown) > 0 {
+		traces, lim, _, err := e.traceSpans(ctx, sortedUnique(unknown), false, 0, 0)
+		if err != nil {
+			return nil, false, err
+		}
+		limited = lim
+		for t, ss := range traces {
+			for _, s := range ss {
+				parents[[2]string{t, s.SpanID}] = s.Service
+			}
+		}
+	}
+	out := make([]SpanRow, 0, len(spans))
+	for _, s := range spans {
+		entry := IsEntryKind(s.Kind) || s.IsRoot()
+		if !entry && !own[[2]string{s.TraceID, s.ParentSpanID}] {
+			svc, found := parents[[2]string{s.TraceID, s.ParentSpanID}]
+			entry = !found || svc != s.Service
+		}
+		if entry {
+			out = append(out, s)
+		}
+	}
+	return out, limited, nil
+}
+
+// SummarizePerformance computes a service's statistics from its sample spans: nearest-rank
+// percentiles over all of them, and the top operations ordered by p95 desc, count desc, name —
+// every operation with errors kept, however low it ranks (up to MaxTopOperations).
+func SummarizePerformance(q PerformanceQuery, samples []SpanRow) Performance {
+	p := Performance{Service: q.Service}
+	if len(samples) == 0 {
+		return p
+	}
+	all := make([]int64, 0, len(samples))
+	byOp := map[string][]int64{}
+	errs := map[string]int64{}
+	var sum int64
+	for _, s := range samples {
+		all = append(all, s.DurationNs)
+		sum += s.DurationNs
+		byOp[s.Name] = append(byOp[s.Name], s.DurationNs)
+		if s.IsError() {
+			p.ErrorCount++
+			errs[s.Name]++
+		}
+	}
+	st := Summarize(all)
+	p.SampleCount = st.Count
+	p.AverageMs = Ms(sum / int64(len(all)))
+	p.P50Ms, p.P95Ms, p.P99Ms = Ms(st.P50), Ms(st.P95), Ms(st.P99)
+	ops := make([]OperationStats, 0, len(byOp))
+	for name, ds := range byOp {
+		os := Summarize(ds)
+		ops = append(ops, OperationStats{Name: name, Count: os.Count, ErrorCount: errs[name], P50Ms: Ms(os.P50), P95Ms: Ms(os.P95)})
+	}
+	p.TopOperations = TopOperations(ops, cmp.Or(q.TopN, 5))
+	return p
+}
+
+// MaxTopOperations bounds topOperations even when more operations have errors.
+const MaxTopOperations = 20
+
+// TopOperations orders ops by p95 desc, count desc, name and keeps the first n — except that
+// an operation with errors is never left out: it takes the place of the lowest-ranked one
+// without errors, or, when every kept one has errors, is added (at most MaxTopOperations).
+func TopOperations(ops []OperationStats, n int) []OperationStats {
+	order := func(a, b OperationStats) int {
+		return cmp.Or(cmp.Compare(b.P95Ms, a.P95Ms), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Name, b.Name))
+	}
+	slices.SortFunc(ops, order)
+	n = min(n, len(ops))
+	out := slices.Clone(ops[:n])
+	for _, o := range ops[n:] {
+		if o.ErrorCount == 0 {
+			continue
+		}
+		drop := -1
+		for i := len(out) - 1; i >= 0; i-- {
+			if out[i].ErrorCount == 0 {
+				drop = i
+				break
+			}
+		}
+		switch {
+		case drop >= 0:
+			out = slices.Delete(out, drop, drop+1)
+		case len(out) >= MaxTopOperations:
+			continue
+		}
+		out = append(out, o)
+	}
+	slices.SortFunc(out, order)
+	return out
+}
+
+// DBOperations implements Source: the window's database operations (one system and one
+// normalized statement each), by total time.
+func (e *Engine) DBOperations(ctx context.Context, q DBQuery) (DBReport, error) {
+	if c, ok := capability[DBAggregator](e); ok {
+		r, handled, err := c.AggregateDB(ctx, q, e.conv)
+		if err != nil || handled {
+			return r, err
+		}
+	}
+	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, AttrKeys: prefixKeys(e.conv.DBKeys.KeyPrefixes), Fields: FieldAttributes})
+	if err != nil {
+		return DBReport{}, err
+	}
+	var ops []DBSample
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		op, ok := e.conv.DBOperation(s.Name, s.Attributes)
+		if !ok {
+			continue
+		}
+		ops = append(ops, DBSample{Op: op, DurationNs: s.DurationNs, Error: s.IsError()})
+	}
+	rep := SummarizeDB(q, ops, e.limits.MaxHints)
+	rep.Scan = windowScan(q.Window)
+	rep.Scan.Scanned, rep.Scan.Limited = b.Scanned, b.Limited
+	return rep, nil
+}
+
+// DBSample is one database operation span.
+type DBSample struct {
+	Op         conventions.DBOperation
+	DurationNs int64
+	Error      bool
+}
+
+// SummarizeDB groups database operation spans by key and computes their statistics, ordered
+// by total time desc, p95 desc, label; with a system filter that matched nothing, it names the
+// systems seen.
+func SummarizeDB(q DBQuery, samples []DBSample, maxHints int) DBReport {
+	var rep DBReport
+	type agg struct {
+		stats DBOperationStats
+		ds    []int64
+		sum   int64
+	}
+	groups := map[string]*agg{}
+	systems := map[string]bool{}
+	var total int64
+	for _, s := range samples {
+		systems[s.Op.System] = true
+		if q.System != "" && s.Op.System != q.System {
+			continue
+		}
+		rep.SampleCount++
+		total += s.DurationNs
+		g := groups[s.Op.Key]
+		if g == nil {
+			g = &agg{stats: DBOperationStats{Key: s.Op.Key, Label: s.Op.Label, Statement: s.Op.Statement, System: s.Op.System, Collection: s.Op.Collection}}
+			groups[s.Op.Key] = g
+		}
+		g.stats.Count++
+		g.sum += s.DurationNs
+		g.ds = append(g.ds, s.DurationNs)
+		if s.Error {
+			g.stats.ErrorCount++
+		}
+	}
+	for _, g := range groups {
+		st := Summarize(g.ds)
+		g.stats.TotalMs = Ms(g.sum)
+		g.stats.P95Ms = Ms(st.P95)
+		g.stats.ShareOfTotal = Share(g.sum, total)
+		rep.Operations = append(rep.Operations, g.stats)
+	}
+	SortDBOperations(rep.Operations)
+	rep.Total = len(rep.Operations)
+	if n := cmp.Or(q.TopN, 5); len(rep.Operations) > n {
+		rep.Operations = rep.Operations[:n]
+	}
+	if q.System != "" && rep.SampleCount == 0 {
+		delete(systems, "")
+		rep.KnownSystems = boundedSorted(keys(systems), maxHints)
+	}
+	return rep
+}
+
+// SortDBOperations orders operations by total time desc, p95 desc, label, key.
+func SortDBOperations(ops []DBOperationStats) {
+	slices.SortFunc(ops, func(a, b DBOperationStats) int {
+		return cmp.Or(cmp.Compare(b.TotalMs, a.TotalMs), cmp.Compare(b.P95Ms, a.P95Ms), cmp.Compare(a.Label, b.Label), cmp.Compare(a.Key, b.Key))
+	})
+}
+
+// prefixKeys turns key prefixes into AttrKeys prefixes (ending in ".").
+func prefixKeys(prefixes []string) []string {
+	out := make([]string, 0, len(prefixes))
+	for _, p := range prefixes {
+		if p != "" && p[len(p)-1] != '.' {
+			p += "."
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func boundedSorted(s []string, n int) []string {
+	slices.Sort(s)
+	if len(s) > n {
+		s = s[:n]
+	}
+	return s
+}

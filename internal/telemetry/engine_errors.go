@@ -1,0 +1,178 @@
+package telemetry
+
+import (
+	"cmp"
+	"context"
+	"slices"
+)
+
+// occurrenceSet is the error occurrences of a window with what reading them covered.
+type occurrenceSet struct {
+	list    []Occurrence
+	limited bool
+	scanned int64
+	// erroredTraces are the traces with an error span among those read.
+	erroredTraces map[string]bool
+}
+
+// occurrences computes the window's error occurrences from scans: the window's error spans,
+// their whole traces (to find each failure's origin and run), the traces' error logs, and the
+// window's error logs (those outside any failing trace are occurrences of their own).
+func (e *Engine) occurrences(ctx context.Context, w Window, asOf int64) (occurrenceSet, error) {
+	var set occurrenceSet
+	errSpans, err := e.scanSpans(ctx, SpanScan{Window: w, ErrorsOnly: true, AsOf: asOf})
+	if err != nil {
+		return set, err
+	}
+	set.limited, set.scanned = errSpans.Limited, errSpans.Scanned
+	traceSet := map[string]bool{}
+	for _, s := range errSpans.Spans {
+		traceSet[s.TraceID] = true
+	}
+	errLogs, err := e.scanLogs(ctx, LogScan{Window: w, ErrorsOnly: true, AsOf: asOf, Fields: FieldAttributes})
+	if err != nil {
+		return set, err
+	}
+	set.limited = set.limited || errLogs.Limited
+	set.scanned += errLogs.Scanned
+	// Logs whose trace had no error span in the window may still belong to a failing trace.
+	var probe []string
+	for _, l := range errLogs.Logs {
+		if l.TraceID != "" && !traceSet[l.TraceID] {
+			probe = append(probe, l.TraceID)
+		}
+	}
+	probe = sortedUnique(probe)
+	probed, lim, _, err := e.traceSpans(ctx, probe, true, asOf, 0)
+	if err != nil {
+		return set, err
+	}
+	set.limited = set.limited || lim
+	failing := sortedUnique(keys(traceSet))
+	spans, lim, n, err := e.traceSpans(ctx, failing, false, asOf, FieldAttributes|FieldEvents)
+	if err != nil {
+		return set, err
+	}
+	set.limited, set.scanned = set.limited || lim, set.scanned+n
+	logs, lim, err := e.traceLogs(ctx, failing, asOf)
+	if err != nil {
+		return set, err
+	}
+	set.limited = set.limited || lim
+	set.erroredTraces = traceSet
+	for _, t := range failing {
+		for _, o := range TraceOccurrences(e.conv, spans[t], logs[t]) {
+			if w.ContainsNs(o.TimeNs) {
+				set.list = append(set.list, o)
+			}
+		}
+	}
+	// Lone error logs: no trace, or a trace with no error span anywhere.
+	var loneTraces []string
+	for _, l := range errLogs.Logs {
+		if l.TraceID != "" && !traceSet[l.TraceID] && len(probed[l.TraceID]) == 0 {
+			loneTraces = append(loneTraces, l.TraceID)
+		}
+	}
+	roots, err := e.traceRoots(ctx, sortedUnique(loneTraces), asOf)
+	if err != nil {
+		return set, err
+	}
+	for i := range errLogs.Logs {
+		l := &errLogs.Logs[i]
+		if l.TraceID != "" && (traceSet[l.TraceID] || len(probed[l.TraceID]) > 0) {
+			continue
+		}
+		set.list = append(set.list, LogOccurrence(e.conv, l, roots[l.TraceID]))
+	}
+	return set, nil
+}
+
+// traceRoots returns the run of each trace that has a root span.
+func (e *Engine) traceRoots(ctx context.Context, traces []string, asOf int64) (map[string]RunOfTrace, error) {
+	out := map[string]RunOfTrace{}
+	for i := 0; i < len(traces); i += traceChunk {
+		chunk := traces[i:min(len(traces), i+traceChunk)]
+		b, err := e.scanSpans(ctx, SpanScan{TraceIDs: chunk, RootsOnly: true, AsOf: asOf, Fields: FieldAttributes})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range b.Spans {
+			if _, ok := out[s.TraceID]; !ok {
+				out[s.TraceID] = TraceRun(e.conv, []SpanRow{s})
+			}
+		}
+	}
+	return out, nil
+}
+
+// Errors implements Source: the window's error occurrences grouped by origin service, run
+// domain and message fingerprint, most recent group first.
+func (e *Engine) Errors(ctx context.Context, q ErrorsQuery) (ErrorReport, error) {
+	if c, ok := capability[ErrorAggregator](e); ok {
+		r, handled, err := c.AggregateErrors(ctx, q, e.conv)
+		if err != nil || handled {
+			return r, err
+		}
+	}
+	set, err := e.occurrences(ctx, q.Window, q.AsOf)
+	if err != nil {
+		return ErrorReport{}, err
+	}
+	rep := GroupOccurrences(set.list, q.Service, q.Domain)
+	rep.Scan = windowScan(q.Window)
+	rep.Scan.Scanned, rep.Scan.Limited = set.scanned, set.limited
+	return rep, nil
+}
+
+// GroupOccurrences groups occurrences by service, domain and fingerprint after the service and
+// domain filters: groups most recent first (then by count, then fingerprint), each group's
+// sample the message of its most recent occurrence, related ids most recent first.
+func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
+	occ := slices.Clone(list)
+	slices.SortStableFunc(occ, func(a, b Occurrence) int {
+		return cmp.Or(cmp.Compare(b.TimeNs, a.TimeNs), cmp.Compare(a.TraceID, b.TraceID), cmp.Compare(a.OriginSpanID, b.OriginSpanID))
+	})
+	var rep ErrorReport
+	index := map[[3]string]int{}
+	for _, o := range occ {
+		if (service != "" && o.Service != service) || (domain != "" && o.Domain != domain) {
+			continue
+		}
+		rep.Events++
+		k := [3]string{o.Service, o.Domain, o.Fingerprint}
+		i, ok := index[k]
+		if !ok {
+			i = len(rep.Groups)
+			index[k] = i
+			rep.Groups = append(rep.Groups, ErrorGroup{
+				Service: o.Service, Domain: o.Domain, Fingerprint: o.Fingerprint, SampleMessage: o.Message,
+				ExceptionType: o.ExceptionType, LastSeenMs: NsToMs(o.TimeNs),
+			})
+		}
+		g := &rep.Groups[i]
+		g.Count++
+		g.FirstSeenMs = NsToMs(o.TimeNs)
+		g.ExceptionType = cmp.Or(g.ExceptionType, o.ExceptionType)
+		if o.RunID != "" && !slices.Contains(g.RunIDs, o.RunID) && len(g.RunIDs) < MaxRelated {
+			g.RunIDs = append(g.RunIDs, o.RunID)
+		}
+		if o.TraceID != "" && !slices.Contains(g.TraceIDs, o.TraceID) && len(g.TraceIDs) < MaxRelated {
+			g.TraceIDs = append(g.TraceIDs, o.TraceID)
+		}
+	}
+	slices.SortStableFunc(rep.Groups, func(a, b ErrorGroup) int {
+		return cmp.Or(cmp.Compare(b.LastSeenMs, a.LastSeenMs), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Fingerprint, b.Fingerprint))
+	})
+	return rep
+}
+
+// sortedUnique sorts s and drops duplicates and empty strings.
+func sortedUnique(s []string) []string {
+	slices.Sort(s)
+	s = slices.Compact(s)
+	if len(s) > 0 && s[0] == "" {
+		s = s[1:]
+	}
+	return s
+}

@@ -1,0 +1,200 @@
+package telemetry
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+)
+
+// windowRuns returns every run whose root span started in the window (of one service, when
+// set), newest first, with its normalized status.
+func (e *Engine) windowRuns(ctx context.Context, w Window, service string, asOf int64) ([]RunSummary, bool, error) {
+	roots, err := e.scanSpans(ctx, SpanScan{Window: w, Service: service, RootsOnly: true, AsOf: asOf, Fields: FieldAttributes})
+	if err != nil {
+		return nil, false, err
+	}
+	traces := make([]string, 0, len(roots.Spans))
+	for _, r := range roots.Spans {
+		traces = append(traces, r.TraceID)
+	}
+	errored, limited, _, err := e.traceSpans(ctx, sortedUnique(traces), true, asOf, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	runs := make([]RunSummary, 0, len(roots.Spans))
+	for i := range roots.Spans {
+		root := &roots.Spans[i]
+		r := RunFromRoot(e.conv, root, len(errored[root.TraceID]) > 0)
+		r.ErrorCount = int64(len(errored[root.TraceID]))
+		runs = append(runs, r)
+	}
+	SortRuns(runs)
+	return runs, roots.Limited || limited, nil
+}
+
+// SortRuns orders runs newest first, then by trace id.
+func SortRuns(runs []RunSummary) {
+	slices.SortFunc(runs, func(a, b RunSummary) int {
+		return cmp.Or(cmp.Compare(b.StartMs, a.StartMs), cmp.Compare(a.TraceID, b.TraceID), cmp.Compare(a.ID, b.ID))
+	})
+}
+
+// Runs implements Source: one page of the window's runs, filtered by domain and normalized
+// status before paging.
+func (e *Engine) Runs(ctx context.Context, q RunsQuery) (RunPage, error) {
+	if c, ok := capability[RunLister](e); ok {
+		p, handled, err := c.ListRuns(ctx, q, e.conv)
+		if err != nil || handled {
+			return p, err
+		}
+	}
+	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, q.AsOf)
+	if err != nil {
+		return RunPage{}, err
+	}
+	var match []RunSummary
+	for _, r := range runs {
+		if (q.Domain == "" || r.Domain == q.Domain) && (q.Status == "" || r.Status == q.Status) {
+			match = append(match, r)
+		}
+	}
+	page := RunPage{Total: len(match), Scan: windowScan(q.Window)}
+	page.Scan.Limited = limited
+	page.Scan.Scanned = int64(len(runs))
+	limit := cmp.Or(q.Limit, 20)
+	if q.Offset < len(match) {
+		page.Runs = match[q.Offset:min(len(match), q.Offset+limit)]
+	}
+	traces := make([]string, 0, len(page.Runs))
+	for _, r := range page.Runs {
+		traces = append(traces, r.TraceID)
+	}
+	spans, _, _, err := e.traceSpans(ctx, sortedUnique(traces), false, q.AsOf, 0)
+	if err != nil {
+		return RunPage{}, err
+	}
+	for i := range page.Runs {
+		page.Runs[i].SpanCount = int64(len(spans[page.Runs[i].TraceID]))
+	}
+	return page, nil
+}
+
+// Run implements Source: one run by trace id or run id, its spans in start order and its logs
+// oldest first, each bounded; SpanTotal is the true span count.
+func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
+	traceID, err := e.resolveRun(ctx, q.ID)
+	if err != nil {
+		return Run{}, err
+	}
+	maxSpans := cmp.Or(q.MaxSpans, e.limits.MaxRunSpans)
+	fields := FieldEvents | FieldAttributes
+	b, err := e.b.ScanSpans(ctx, SpanScan{TraceIDs: []string{traceID}, Limit: maxSpans, Oldest: true, Fields: fields})
+	if err != nil {
+		return Run{}, wrapUnreachable(err)
+	}
+	if len(b.Spans) == 0 {
+		return Run{}, fmt.Errorf("%w: %s", ErrRunNotFound, q.ID)
+	}
+	logs, err := e.b.ScanLogs(ctx, LogScan{TraceIDs: []string{traceID}, Limit: cmp.Or(q.MaxLogs, e.limits.MaxRunLogs), Oldest: true, Fields: FieldAttributes})
+	if err != nil {
+		return Run{}, wrapUnreachable(err)
+	}
+	run := Run{Limited: b.Limited || logs.Limited, SpanTotal: b.Matched}
+	if !b.Limited {
+		run.SpanTotal = int64(len(b.Spans))
+	}
+	var root *SpanRow
+	var errorSpans int64
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		if s.IsRoot() && (root == nil || s.StartNs < root.StartNs) {
+			root = s
+		}
+		if s.IsError() {
+			errorSpans++
+		}
+	}
+	if root == nil { // the root never arrived: the earliest span heads the run
+		root = &b.Spans[0]
+		for i := range b.Spans {
+			if b.Spans[i].StartNs < root.StartNs {
+				root = &b.Spans[i]
+			}
+		}
+	}
+	run.RunSummary = RunFromRoot(e.conv, root, errorSpans > 0)
+	run.ErrorCount = errorSpans
+	if !root.IsRoot() {
+		run.ID, run.Domain = traceID, e.conv.DefaultDomain
+	}
+	run.SpanCount = run.SpanTotal
+	var errLogs []LogRow
+	for i := range logs.Logs {
+		l := &logs.Logs[i]
+		run.Logs = append(run.Logs, LogRecord{
+			TimeMs: NsToMs(l.TimeNs), Severity: l.SeverityText, Message: l.Body,
+			TraceID: l.TraceID, SpanID: l.SpanID, IsError: l.IsError(),
+		})
+		if l.IsError() {
+			errLogs = append(errLogs, *l)
+		}
+	}
+	if occ := TraceOccurrences(e.conv, b.Spans, errLogs); len(occ) > 0 {
+		run.ErrorMessage = occ[0].Message
+	}
+	slices.SortStableFunc(b.Spans, func(x, y SpanRow) int {
+		return cmp.Or(cmp.Compare(x.StartNs, y.StartNs), cmp.Compare(x.SpanID, y.SpanID))
+	})
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		sp := Span{
+			TraceID: s.TraceID, SpanID: s.SpanID, ParentSpanID: s.ParentSpanID, Name: s.Name,
+			Service: ServiceOf(s.Service), Status: StatusOK, StartNs: s.StartNs, DurationNs: s.DurationNs,
+		}
+		if s.IsError() {
+			sp.Status = StatusError
+			sp.ErrorMessage, sp.ExceptionType = SpanError(s)
+		}
+		if q.WithAttributes {
+			sp.Attributes = s.Attributes
+		}
+		run.Spans = append(run.Spans, sp)
+	}
+	return run, nil
+}
+
+// resolveRun maps a run id or trace id to the trace to read.
+func (e *Engine) resolveRun(ctx context.Context, id string) (string, error) {
+	b, err := e.b.ScanSpans(ctx, SpanScan{TraceIDs: []string{id}, Limit: 1})
+	if err != nil {
+		return "", wrapUnreachable(err)
+	}
+	if len(b.Spans) > 0 {
+		return id, nil
+	}
+	if c, ok := capability[RunResolver](e); ok {
+		t, handled, err := c.ResolveRun(ctx, id, e.conv)
+		if err != nil {
+			return "", wrapUnreachable(err)
+		}
+		if handled {
+			if t == "" {
+				return "", fmt.Errorf("%w: %s", ErrRunNotFound, id)
+			}
+			return t, nil
+		}
+	}
+	if len(e.conv.ExecutionIDKeys) > 0 {
+		b, err = e.b.ScanSpans(ctx, SpanScan{RootsOnly: true, AttrKeys: e.conv.ExecutionIDKeys, AttrValue: id, Limit: 1, Fields: FieldAttributes})
+		if err != nil {
+			return "", wrapUnreachable(err)
+		}
+		for i := range b.Spans {
+			if e.conv.ExecutionID(b.Spans[i].Attributes) == id {
+				return b.Spans[i].TraceID, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%w: %s", ErrRunNotFound, id)
+}

@@ -1,0 +1,100 @@
+package telemetry
+
+import (
+	"cmp"
+	"context"
+	"slices"
+)
+
+// Status implements Source: counts of the window, error occurrences, runs per domain and
+// activity per service.
+func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
+	if c, ok := capability[StatusAggregator](e); ok {
+		st, handled, err := c.AggregateStatus(ctx, q, e.conv)
+		if err != nil || handled {
+			return st, err
+		}
+	}
+	st := Status{Scan: windowScan(q.Window)}
+	spans, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service})
+	if err != nil {
+		return Status{}, err
+	}
+	logs, err := e.scanLogs(ctx, LogScan{Window: q.Window, Service: q.Service})
+	if err != nil {
+		return Status{}, err
+	}
+	st.Scan.Scanned = spans.Scanned + logs.Scanned
+	st.Scan.Limited = spans.Limited || logs.Limited
+	per := map[string]*ServiceActivity{}
+	touch := func(svc string, ms int64) *ServiceActivity {
+		a := per[svc]
+		if a == nil {
+			a = &ServiceActivity{Service: svc}
+			per[svc] = a
+		}
+		a.LastSeenMs = max(a.LastSeenMs, ms)
+		return a
+	}
+	for i := range spans.Spans {
+		s := &spans.Spans[i]
+		st.Spans++
+		st.NewestSpanMs = max(st.NewestSpanMs, NsToMs(s.StartNs))
+		touch(ServiceOf(s.Service), NsToMs(s.StartNs)).Spans++
+	}
+	for i := range logs.Logs {
+		st.Logs++
+		touch(ServiceOf(logs.Logs[i].Service), NsToMs(logs.Logs[i].TimeNs))
+	}
+	occ, err := e.occurrences(ctx, q.Window, 0)
+	if err != nil {
+		return Status{}, err
+	}
+	st.Scan.Limited = st.Scan.Limited || occ.limited
+	for _, o := range occ.list {
+		if q.Service != "" && o.Service != q.Service {
+			continue
+		}
+		st.Errors++
+		touch(o.Service, NsToMs(o.TimeNs)).Errors++
+	}
+	st.Services = int64(len(per))
+	for _, a := range per {
+		st.ServiceActivity = append(st.ServiceActivity, *a)
+	}
+	SortServiceActivity(st.ServiceActivity)
+	if n := cmp.Or(q.MaxServices, 20); len(st.ServiceActivity) > n {
+		st.ServiceActivity = st.ServiceActivity[:n]
+	}
+	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, 0)
+	if err != nil {
+		return Status{}, err
+	}
+	st.Scan.Limited = st.Scan.Limited || limited
+	byDomain := map[string]*DomainActivity{}
+	for _, name := range e.conv.DomainNames() {
+		st.Domains = append(st.Domains, DomainActivity{Domain: name})
+	}
+	for i := range st.Domains {
+		byDomain[st.Domains[i].Domain] = &st.Domains[i]
+	}
+	for _, r := range runs {
+		d := byDomain[r.Domain]
+		if d == nil {
+			continue
+		}
+		d.SeenCount++
+		if r.Status == StatusError {
+			d.ErrorCount++
+		}
+		d.MostRecentMs = max(d.MostRecentMs, r.StartMs)
+	}
+	return st, nil
+}
+
+// SortServiceActivity orders services busiest first, then by name.
+func SortServiceActivity(a []ServiceActivity) {
+	slices.SortFunc(a, func(x, y ServiceActivity) int {
+		return cmp.Or(cmp.Compare(y.Spans, x.Spans), cmp.Compare(x.Service, y.Service))
+	})
+}

@@ -1,0 +1,73 @@
+package telemetry
+
+import (
+	"cmp"
+
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// RunFromRoot reads a run off its root span (with attributes): its id is the root's execution
+// id, else the trace id; its name the job name, else the root's name; its outcome the
+// application's own word (job status, else outcome attribute); its status that word
+// normalized, else error when any span of the run failed (traceErrored), else ok. SpanCount and
+// ErrorCount are left to the caller.
+func RunFromRoot(conv *conventions.Conventions, root *SpanRow, traceErrored bool) RunSummary {
+	r := RunSummary{
+		ID:          cmp.Or(conv.ExecutionID(root.Attributes), root.TraceID),
+		Domain:      conv.Domain(root.Attributes),
+		Name:        root.Name,
+		StartMs:     NsToMs(root.StartNs),
+		DurationMs:  Ms(root.DurationNs),
+		HasDuration: true,
+		Service:     ServiceOf(root.Service),
+		TraceID:     root.TraceID,
+	}
+	var word string
+	var exit *int64
+	if job, ok := conv.Job(root.Attributes); ok {
+		r.Name = cmp.Or(job.Name, root.Name)
+		word, exit = job.Status, job.ExitCode
+		r.Outcome = job.Outcome()
+	} else {
+		// A run that is not a job may still say how it ended (a pipeline result).
+		word = firstAttr(root.Attributes, conv.JobKeys.StatusKeys)
+		r.Outcome = cmp.Or(word, firstAttr(root.Attributes, conv.JobKeys.OutcomeKeys))
+	}
+	r.Status = conv.NormalizeStatus(word, traceErrored || root.IsError(), exit)
+	return r
+}
+
+// JobFromSpan reads a job execution off a span with a job id (with attributes); ok is false
+// for any other span. Its status is normalized like a run's, over the span's own status.
+func JobFromSpan(conv *conventions.Conventions, s *SpanRow) (JobResult, bool) {
+	job, ok := conv.Job(s.Attributes)
+	if !ok {
+		return JobResult{}, false
+	}
+	msg := ""
+	if s.IsError() {
+		msg, _ = SpanError(s)
+	}
+	return JobResult{
+		Found:        true,
+		JobName:      cmp.Or(job.Name, s.Name),
+		JobID:        job.ID,
+		Status:       conv.NormalizeStatus(job.Status, s.IsError(), job.ExitCode),
+		Outcome:      job.Outcome(),
+		ExitCode:     job.ExitCode,
+		StartMs:      NsToMs(s.StartNs),
+		CompletedMs:  NsToMs(s.EndNs()),
+		DurationMs:   Ms(s.DurationNs),
+		ErrorMessage: msg,
+		TraceID:      s.TraceID,
+	}, true
+}
+
+func firstAttr(attrs conventions.Attributes, keys []string) string {
+	for _, k := range keys {
+		if v := attrs[k]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
