@@ -1,0 +1,173 @@
+// Package telemetrytest is the conformance suite every telemetry source runs: the fixture
+// dataset (package fixture) is loaded into a fresh source, and every Source method must give
+// the fixture's expected answer, field by field, for a table of queries over both presets.
+// The expectations are computed by the fixture from what its generator recorded, never by the
+// engine's code, so a source and the engine cannot agree on a wrong answer.
+package telemetrytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/fixture"
+)
+
+// Now is the instant the suite's datasets end at.
+var Now = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+
+// NewSource loads d into a fresh source (its conventions are d.Conventions) and returns it.
+type NewSource func(t *testing.T, d *fixture.Dataset) telemetry.Source
+
+// Options adjust the suite to what a source cannot do (each exception documented by the
+// caller).
+type Options struct {
+	// Presets to run (default both).
+	Presets []string
+	// Seeds to run (default 1 and 42).
+	Seeds []uint64
+	// NoLogs: the source stores no log records (e.g. Jaeger); log-dependent fields are not
+	// compared.
+	NoLogs bool
+}
+
+// Run runs the suite.
+func Run(t *testing.T, newSource NewSource, o Options) {
+	presets := o.Presets
+	if len(presets) == 0 {
+		presets = []string{"otel", "netscript"}
+	}
+	seeds := o.Seeds
+	if len(seeds) == 0 {
+		seeds = []uint64{1, 42}
+	}
+	for _, preset := range presets {
+		for _, seed := range seeds {
+			t.Run(fmt.Sprintf("%s/seed=%d", preset, seed), func(t *testing.T) {
+				d, err := fixture.New(fixture.Options{Preset: preset, Now: Now, Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				src := newSource(t, d)
+				runAll(t, src, d)
+			})
+		}
+	}
+}
+
+// Last is the window of the last d before Now.
+func Last(d time.Duration) telemetry.Window {
+	return telemetry.Window{StartMs: Now.Add(-d).UnixMilli(), EndMs: Now.UnixMilli()}
+}
+
+var windows = []struct {
+	name string
+	w    telemetry.Window
+}{
+	{"15m", Last(15 * time.Minute)},
+	{"1h", Last(time.Hour)},
+	{"24h", Last(24 * time.Hour)},
+	{"an hour a day ago", telemetry.Window{StartMs: Now.Add(-21 * time.Hour).UnixMilli(), EndMs: Now.Add(-19 * time.Hour).UnixMilli()}},
+}
+
+// compare fails t with a diff when got differs from want; Scan.Scanned is not predicted.
+func compare(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
+		t.Errorf("%s: answer differs from the fixture's (-want +got):\n%s", what, diff)
+	}
+}
+
+func runAll(t *testing.T, src telemetry.Source, d *fixture.Dataset) {
+	ctx := context.Background()
+	services := []string{"", "checkout", "billing", "worker", telemetry.UnknownService, "no-such-service"}
+	for _, w := range windows {
+		for _, svc := range services {
+			q := telemetry.StatusQuery{Window: w.w, Service: svc}
+			got, err := src.Status(ctx, q)
+			if err != nil {
+				t.Fatalf("Status %s %q: %v", w.name, svc, err)
+			}
+			compare(t, fmt.Sprintf("Status over %s, service %q", w.name, svc), got, d.ExpectStatus(q))
+		}
+		for _, q := range runQueries(w.w) {
+			got, err := src.Runs(ctx, q)
+			if err != nil {
+				t.Fatalf("Runs %+v: %v", q, err)
+			}
+			compare(t, fmt.Sprintf("Runs over %s %+v", w.name, q), got, d.ExpectRuns(q))
+		}
+		for _, svc := range []string{"", "checkout", "billing", "worker"} {
+			for _, dom := range []string{"", "http", "messaging", "job", "internal", "saga", "worker", "service"} {
+				q := telemetry.ErrorsQuery{Window: w.w, Service: svc, Domain: dom}
+				got, err := src.Errors(ctx, q)
+				if err != nil {
+					t.Fatalf("Errors %+v: %v", q, err)
+				}
+				compare(t, fmt.Sprintf("Errors over %s, service %q, domain %q", w.name, svc, dom), got, d.ExpectErrors(q))
+			}
+		}
+		for _, q := range []telemetry.JobQuery{
+			{Window: w.w}, {Window: w.w, JobName: "nightly-report"}, {Window: w.w, JobID: "cleanup"},
+			{Window: w.w, JobName: "reindex"}, {Window: w.w, JobName: "nope"}, {Window: w.w, Service: "checkout"},
+		} {
+			got, err := src.LastJob(ctx, q)
+			if err != nil {
+				t.Fatalf("LastJob %+v: %v", q, err)
+			}
+			compare(t, fmt.Sprintf("LastJob over %s %+v", w.name, q), got, d.ExpectLastJob(q))
+		}
+		for _, svc := range []string{"checkout", "billing", "worker", telemetry.UnknownService, "no-such-service"} {
+			for _, q := range []telemetry.PerformanceQuery{
+				{Window: w.w, Service: svc}, {Window: w.w, Service: svc, TopN: 1},
+				{Window: w.w, Service: svc, Operation: "SELECT orders"}, {Window: w.w, Service: svc, Operation: "nope"},
+			} {
+				got, err := src.ServicePerformance(ctx, q)
+				if err != nil {
+					t.Fatalf("ServicePerformance %+v: %v", q, err)
+				}
+				compare(t, fmt.Sprintf("ServicePerformance over %s %+v", w.name, q), got, d.ExpectPerformance(q))
+			}
+		}
+		for _, q := range []telemetry.DBQuery{
+			{Window: w.w}, {Window: w.w, TopN: 1}, {Window: w.w, Service: "billing"},
+			{Window: w.w, System: "postgresql"}, {Window: w.w, System: "oracle"},
+		} {
+			got, err := src.DBOperations(ctx, q)
+			if err != nil {
+				t.Fatalf("DBOperations %+v: %v", q, err)
+			}
+			compare(t, fmt.Sprintf("DBOperations over %s %+v", w.name, q), got, d.ExpectDB(q))
+		}
+	}
+	for _, r := range d.Runs {
+		for _, id := range []string{r.ID, r.TraceID} {
+			got, err := src.Run(ctx, telemetry.RunQuery{ID: id})
+			if err != nil {
+				t.Fatalf("Run %s: %v", id, err)
+			}
+			want, _ := d.ExpectRun(id)
+			compare(t, "Run "+id, got, want)
+		}
+	}
+	if _, err := src.Run(ctx, telemetry.RunQuery{ID: "0123456789abcdef0123456789abcdef"}); !errors.Is(err, telemetry.ErrRunNotFound) {
+		t.Errorf("Run of an unknown id: %v, want ErrRunNotFound", err)
+	}
+}
+
+func runQueries(w telemetry.Window) []telemetry.RunsQuery {
+	return []telemetry.RunsQuery{
+		{Window: w, Limit: 100},
+		{Window: w, Limit: 3}, {Window: w, Limit: 3, Offset: 3}, {Window: w, Limit: 5, Offset: 1000},
+		{Window: w, Limit: 100, Status: telemetry.StatusError}, {Window: w, Limit: 100, Status: telemetry.StatusOK},
+		{Window: w, Limit: 100, Domain: "http"}, {Window: w, Limit: 100, Domain: "job"}, {Window: w, Limit: 100, Domain: "worker"},
+		{Window: w, Limit: 100, Service: "worker", Status: telemetry.StatusError},
+		{Window: w, Limit: 100, Service: "billing"},
+	}
+}
