@@ -332,6 +332,12 @@ type ConventionsDomainRuleWhen struct {
 // Attribute keys that make a completed span a job execution and describe it; each
 // list is tried in order and the first non-empty value wins.
 type ConventionsJob struct {
+	// Status words (compared case-insensitively, surrounding spaces ignored) that
+	// mean a run or job failed; any other word means it succeeded. Without a status
+	// word, a run failed when one of its spans has status Error or its exit code is
+	// not 0.
+	ErrorStatuses []string `json:"errorStatuses,omitzero"`
+
 	// Keys holding the exit code, as an integer or an integer written as a string.
 	ExitCodeKeys []string `json:"exitCodeKeys,omitzero"`
 
