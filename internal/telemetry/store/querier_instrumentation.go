@@ -1,0 +1,13 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/runlens/runlens/internal/telemetry"
+)
+
+// Instrumentation implements telemetry.Source until the store answers through the engine.
+func (q *Querier) Instrumentation(context.Context, telemetry.InstrumentationQuery) (telemetry.Instrumentation, error) {
+	return telemetry.Instrumentation{}, errors.New("instrumentation sampling needs the engine")
+}
