@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -345,5 +347,33 @@ func TestAnalyzeDBBottlenecks(t *testing.T) {
 	}
 	if none.SampleCount != 0 || !slices.Equal(none.KnownSystems, []string{"mysql", "postgresql", "redis"}) {
 		t.Fatalf("an unknown system answers %+v, want the known ones", none)
+	}
+}
+
+// A trace larger than get_run's read cap: the answer reads only the cap, says so in
+// scan.limited, and reports the true span count, not the cap.
+func TestGetRunOfAHugeTraceReportsTheTrueTotal(t *testing.T) {
+	const n = 100_000
+	b := &memory.Backend{}
+	trace := "0af7651916cd43dd8448eb211c80319c"
+	start := fixtureNow.Add(-time.Minute).UnixNano()
+	rows := make([]telemetry.SpanRow, 0, n)
+	rows = append(rows, telemetry.SpanRow{TraceID: trace, SpanID: "0000000000000001", Name: "import", Kind: telemetry.KindServer,
+		Service: "batch", StartNs: start, DurationNs: int64(time.Second), StatusCode: telemetry.CodeUnset})
+	for i := 2; i <= n; i++ {
+		rows = append(rows, telemetry.SpanRow{TraceID: trace, SpanID: fmt.Sprintf("%016x", i), ParentSpanID: "0000000000000001",
+			Name: "row", Kind: telemetry.KindInternal, Service: "batch", StartNs: start + int64(i), DurationNs: 1000, StatusCode: telemetry.CodeUnset})
+	}
+	b.AddSpans(rows...)
+	f := New(Deps{Telemetry: telemetry.NewEngine(b, nil), Now: func() time.Time { return fixtureNow }})
+	out, err := f.GetRun(context.Background(), gen.GetRunInput{ID: trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *out.Page.Total != n || !out.Scan.Limited || !out.Page.Truncated || out.OmittedSpans != n-len(out.Spans) {
+		t.Fatalf("page %+v scan %+v omitted %d, want total %d and a limited scan", out.Page, out.Scan, out.OmittedSpans, n)
+	}
+	if !strings.Contains(out.Summary, "ran 100000 spans") {
+		t.Fatalf("summary %q does not report the true span count", out.Summary)
 	}
 }
