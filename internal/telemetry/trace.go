@@ -24,7 +24,8 @@ func IsEntryKind(kind string) bool { return kind == KindServer || kind == KindCo
 
 // ShapeTrace computes the shape of each span of spans (one trace, or as much of it as is
 // known), index for index. Duplicate span ids keep the first occurrence as the parent target;
-// cycles in corrupt data cannot loop.
+// cycles in corrupt data cannot loop, and error spans that are all below one another in a
+// cycle still make one origin (the earliest).
 func ShapeTrace(spans []SpanRow) []SpanShape {
 	byID := make(map[string]int, len(spans))
 	for i := range spans {
@@ -56,8 +57,19 @@ func ShapeTrace(spans []SpanRow) []SpanShape {
 			cur = next
 		}
 	}
+	first, found := -1, false
 	for i := range spans {
 		out[i].Origin = spans[i].IsError() && !hasErrorBelow[i]
+		found = found || out[i].Origin
+		if spans[i].IsError() && (first < 0 || spans[i].StartNs < spans[first].StartNs ||
+			(spans[i].StartNs == spans[first].StartNs && spans[i].SpanID < spans[first].SpanID)) {
+			first = i
+		}
+	}
+	// Error spans whose parents form a cycle (corrupt data) are each below another: the
+	// earliest of them stands for the failure, so it is counted once rather than never.
+	if !found && first >= 0 {
+		out[first].Origin = true
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func TestBadInputGivesSensibleAnswers(t *testing.T) {
 				{TraceID: "t3", SpanID: "a", ParentSpanID: "b", Name: "x", Service: "api", StartNs: at(time.Minute), DurationNs: 10, StatusCode: telemetry.CodeError},
 				{TraceID: "t3", SpanID: "b", ParentSpanID: "a", Name: "y", Service: "api", StartNs: at(time.Minute), DurationNs: 10, StatusCode: telemetry.CodeError},
 			},
-			wantErrors: 0, wantRuns: 0, // each is below the other: no origin can be told apart
+			wantErrors: 1, wantRuns: 0, // each is below the other: the earliest stands for the failure
 		},
 		{
 			name: "a child that starts before its parent and ends before it starts",
