@@ -202,7 +202,7 @@ func commandOptions(cfg *config.Config) commands.Options {
 		o.Allow = append(o.Allow, commands.Rule{Name: r.Name, Prefix: r.Prefix})
 	}
 	for _, r := range c.Deny {
-		o.Deny = append(o.Deny, commands.Rule{Name: r.Name, Prefix: r.Prefix})
+		o.Deny = append(o.Deny, commands.Rule{Name: r.Name, Prefix: r.Prefix, Flags: r.Flags})
 	}
 	return o
 }
