@@ -115,12 +115,20 @@ type ConfigCommands struct {
 	// --flag=value or --flag value form, ignoring case and surrounding blanks.
 	Policy *ConfigCommandsPolicy `json:"policy,omitzero"`
 
-	// Environment variables removed from every executed command's environment.
-	// Setting this replaces the default list (*_TOKEN, *_SECRET, *_SECRET_*,
-	// *_SECRET_KEY, *_API_KEY, *_APIKEY, *_ACCESS_KEY, *_ACCESS_KEY_ID,
-	// *_PRIVATE_KEY, *PASSWORD*, *_CREDENTIALS); RUNLENS_* and the telemetry
-	// apiKeyEnv variable are always removed. A leading or trailing * matches any run
-	// of characters.
+	// Environment variables removed from every executed command's environment; their
+	// values are also scrubbed from every answer. Setting this replaces the default
+	// list (*_TOKEN, *_TOKEN_*, TOKEN, *_ACCESSTOKEN, *_SECRET*, SECRET, SECRET_*,
+	// *PASSWORD*, *_PASSWD, PASSWD, *_PWD, *_PASS, *_PASSPHRASE, *_PAT, *_CREDENTIAL,
+	// *_CREDENTIALS, CREDENTIALS, *_AUTH, *_KEY, *_APIKEY, APIKEY, API_KEY,
+	// PRIVATE_KEY, *_ACCESS_KEY_ID, *_DSN, DSN, *_CONNECTION_STRING,
+	// CONNECTION_STRING, *_URL, *_URI, *_COOKIE, *_JWT, *_JWT_*, *_WEBHOOK,
+	// *_WEBHOOK_URL) for the command environment; the redactor keeps scrubbing the
+	// default list's values. RUNLENS_* and the telemetry apiKeyEnv variable are
+	// always removed. A leading or trailing * matches any run of characters, ignoring
+	// case; *_URL and *_URI match only a value that is a URL carrying a password; a
+	// pattern with a * never matches PWD, OLDPWD, HOME, *PATH, *_DIR, *_FILE,
+	// certificate bundles (*_CA_BUNDLE, *_CA_CERTS, SSL_CERT_*, …) or public keys,
+	// while a name listed without a * always matches.
 	SecretEnv []string `json:"secretEnv,omitzero"`
 }
 

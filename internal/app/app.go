@@ -19,6 +19,7 @@ import (
 	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/docs"
 	"github.com/runlens/runlens/internal/flows"
+	"github.com/runlens/runlens/internal/secretenv"
 	"github.com/runlens/runlens/internal/server"
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
@@ -77,7 +78,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 	keys := append(shape.DefaultSensitiveKeys(), cfg.SensitiveKeys...)
 	a.Redactor = shape.NewRedactor(shape.RedactorOptions{
 		SensitiveKeys: keys,
-		SecretValues:  shape.SecretEnvValues(os.Environ()),
+		SecretValues:  secretenv.RedactionValues(os.Environ(), cfg.Commands.SecretEnv),
 	})
 	a.Flows = flows.New(flows.Deps{
 		Telemetry: a.telemetrySource(),
