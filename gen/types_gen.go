@@ -711,7 +711,8 @@ type GetRunOutputLog struct {
 
 // One span.
 type GetRunOutputSpan struct {
-	// Attributes (full).
+	// Attributes (full): at most 128, the first by key; a cut value ends with an
+	// ellipsis.
 	Attributes map[string]string `json:"attributes,omitzero"`
 
 	// Depth.
@@ -725,6 +726,9 @@ type GetRunOutputSpan struct {
 
 	// Name.
 	Name string `json:"name"`
+
+	// Attributes left out by that bound (full).
+	OmittedAttributes *int `json:"omittedAttributes,omitzero"`
 
 	// Parent.
 	ParentSpanID *string `json:"parentSpanId,omitzero"`
