@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -85,6 +86,9 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 		Docs:      corpus,
 		Commands:  runner,
 		Redactor:  a.Redactor,
+		// The cursor key lives with the project's data, so a restarted server honours the
+		// cursors of the one before it.
+		Cursors: shape.NewFileCodec(filepath.Join(cfg.ProjectRoot, ".runlens"), logger),
 	})
 	a.Flows.Deps.Doctor = newDoctor(a)
 	return a, nil

@@ -150,6 +150,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	if in.Detail == gen.DetailSummary {
 		out.OmittedSpans = len(run.Spans)
 		out.Page = gen.Page{Returned: 0, Total: ptr(len(run.Spans)), Truncated: len(run.Spans) > 0}
+		out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 		return out, nil
 	}
 	for _, s := range tree {
@@ -170,6 +171,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		})
 	}
 	out.Page = gen.Page{Returned: len(out.Spans), Total: ptr(len(run.Spans)), Truncated: omitted > 0 || run.Limited}
+	out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 	callctx.SetPaging(ctx, &shape.Paging{Field: "spans", Omitted: "omittedSpans"})
 	return out, nil
 }
