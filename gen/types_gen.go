@@ -745,7 +745,8 @@ type GetRunOutputLog struct {
 
 // One span.
 type GetRunOutputSpan struct {
-	// Attributes (full).
+	// Attributes (full): at most 128, the first by key; a cut value ends with an
+	// ellipsis.
 	Attributes map[string]string `json:"attributes,omitzero"`
 
 	// Depth.
@@ -759,6 +760,9 @@ type GetRunOutputSpan struct {
 
 	// Name.
 	Name string `json:"name"`
+
+	// Attributes left out by that bound (full).
+	OmittedAttributes *int `json:"omittedAttributes,omitzero"`
 
 	// Parent.
 	ParentSpanID *string `json:"parentSpanId,omitzero"`
@@ -1006,7 +1010,7 @@ const (
 
 // Optionally one operation.
 type RunlensCapabilitiesInput struct {
-	// Describe only this operation.
+	// Only this one, with its input schema.
 	Operation *Operation `json:"operation,omitzero"`
 }
 
@@ -1027,17 +1031,23 @@ type RunlensCapabilitiesOutput struct {
 
 // One operation.
 type RunlensCapabilitiesOutputOperation struct {
+	// Argument names.
+	Arguments []string `json:"arguments"`
+
 	// What it answers.
 	Description *string `json:"description,omitzero"`
 
 	// Family.
 	Family ToolFamily `json:"family"`
 
-	// Published input schema path.
-	InputSchema string `json:"inputSchema"`
+	// Bundled input schema (with operation).
+	InputSchema map[string]any `json:"inputSchema,omitzero"`
 
 	// Name.
 	Name Operation `json:"name"`
+
+	// Required arguments.
+	Required []string `json:"required,omitzero"`
 
 	// Title.
 	Title string `json:"title"`

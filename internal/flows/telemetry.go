@@ -164,6 +164,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	if in.Detail == gen.DetailSummary {
 		out.OmittedSpans = spanTotal
 		out.Page = gen.Page{Returned: 0, Total: ptr(spanTotal), Truncated: spanTotal > 0}
+		out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 		return out, nil
 	}
 	for _, s := range tree {
@@ -184,6 +185,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		})
 	}
 	out.Page = gen.Page{Returned: len(out.Spans), Total: ptr(spanTotal), Truncated: omitted > 0 || run.Limited}
+	out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 	callctx.SetPaging(ctx, &shape.Paging{Field: "spans", Omitted: "omittedSpans"})
 	return out, nil
 }
