@@ -31,12 +31,14 @@ type appStatus struct {
 		SeenCount  int    `json:"seenCount"`
 		ErrorCount int    `json:"errorCount"`
 	} `json:"domains"`
-	Services []struct {
-		Service string `json:"service"`
-		Spans   int    `json:"spans"`
-		Errors  int    `json:"errors"`
-	} `json:"services"`
-	Scan scan `json:"scan"`
+	Services []serviceStatus `json:"services"`
+	Scan     scan            `json:"scan"`
+}
+
+type serviceStatus struct {
+	Service string `json:"service"`
+	Spans   int    `json:"spans"`
+	Errors  int    `json:"errors"`
 }
 
 type errorGroup struct {

@@ -172,13 +172,7 @@ func checkAppStatus(t *testing.T, tl tools, tr *realapp.Truth) {
 		t.Errorf("counts.logs = %d, want the %d log records the SDKs emitted", got.Counts.Logs, sum(tr.Logs))
 	}
 	for _, svc := range tr.Services() {
-		i := slices.IndexFunc(got.Services, func(s struct {
-			Service string `json:"service"`
-			Spans   int    `json:"spans"`
-			Errors  int    `json:"errors"`
-		}) bool {
-			return s.Service == svc
-		})
+		i := slices.IndexFunc(got.Services, func(s serviceStatus) bool { return s.Service == svc })
 		if i < 0 {
 			t.Errorf("services has no entry for %s: %+v", svc, got.Services)
 			continue
@@ -248,7 +242,7 @@ func checkRecentErrors(t *testing.T, tl tools, tr *realapp.Truth) {
 			}
 		}
 		if len(matched) != 1 {
-			t.Errorf("%s: want one group of %s whose message says %q, got %d:\n%s", kg.kind, kg.service, kg.phrase, len(matched), describeGroups(got.Groups))
+			t.Errorf("%s: want one group of %s whose message says %q, got %d:\n%s", kg.kind, kg.service, kg.phrase, len(matched), describeGroups(matched))
 			continue
 		}
 		g := matched[0]
@@ -619,6 +613,13 @@ func checkDeclinedRun(t *testing.T, tl tools, tr *realapp.Truth) {
 	}
 	if got.ErrorMessage == nil || !strings.Contains(*got.ErrorMessage, "payment declined") {
 		t.Errorf("errorMessage = %s, want the decline", show(got.ErrorMessage))
+	}
+	// Where the decline was raised: a short span of payments that ended before the review.
+	ai := slices.IndexFunc(got.Spans, func(s runSpan) bool { return s.Name == "card.authorize" })
+	if ai < 0 {
+		t.Errorf("no card.authorize span, where the decline was raised")
+	} else if a := got.Spans[ai]; a.Status != "error" || a.Service != realapp.ServicePayments || a.ErrorMessage == nil || !strings.Contains(*a.ErrorMessage, "payment declined") {
+		t.Errorf("card.authorize: service %q, status %q, errorMessage %s; want payments, error, the decline", a.Service, a.Status, show(a.ErrorMessage))
 	}
 	if len(got.Logs) != tr.LogsPerTrace[traceID] {
 		t.Errorf("%d logs, want the %d records both services logged in the trace", len(got.Logs), tr.LogsPerTrace[traceID])

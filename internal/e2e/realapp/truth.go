@@ -118,9 +118,18 @@ type Truth struct {
 	problems []string
 }
 
-// Services lists the services that sent telemetry.
+// Services lists the services whose SDKs emitted telemetry.
 func (t *Truth) Services() []string {
-	return []string{ServicePayments, ServiceShop, ServiceWorker}
+	var out []string
+	for _, m := range []map[string]int{t.Spans, t.Logs} {
+		for svc := range m {
+			if !slices.Contains(out, svc) {
+				out = append(out, svc)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Occurrences is the number of failures: one per failed request, failed job run and lone

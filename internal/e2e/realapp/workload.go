@@ -29,14 +29,14 @@ type Options struct {
 
 // The request mix: how many requests of each kind, and how many of them fail.
 const (
-	ordersRequests   = 120
-	ordersNotFound   = 12
-	checkouts        = 60
-	checkoutsDeclind = 9
-	searches         = 30
-	reports          = 30
-	reportsPanicking = 6
-	jobRuns          = 4
+	ordersRequests    = 120
+	ordersNotFound    = 12
+	checkouts         = 60
+	checkoutsDeclined = 9
+	searches          = 30
+	reports           = 30
+	reportsPanicking  = 6
+	jobRuns           = 4
 )
 
 // plan is one request the driver will send.
@@ -58,7 +58,7 @@ func requestPlan(rng *rand.Rand) []plan {
 	}
 	for i := range checkouts {
 		card, want := cardApproved, http.StatusCreated
-		if i < checkoutsDeclind {
+		if i < checkoutsDeclined {
 			card, want = cardDeclined, http.StatusPaymentRequired
 		}
 		out = append(out, plan{method: http.MethodPost, path: "/checkout", route: "POST /checkout", want: want,
