@@ -90,9 +90,23 @@ func parseJVMFrame(body string) (rawFrame, bool) {
 	if p, n, _, ok := splitLocation(where, false); ok {
 		file, line = p, n
 	}
-	if strings.ContainsAny(file, " \t:/\\") || !strings.Contains(file, ".") {
+	if !isSourceFileName(file) {
 		return rawFrame{}, false
 	}
 	f.file, f.line = file, line
 	return f, true
+}
+
+// isSourceFileName matches a JVM source file's base name: "Cart.java", "Pricing.kt".
+func isSourceFileName(s string) bool {
+	dot := strings.LastIndexByte(s, '.')
+	if dot <= 0 || dot == len(s)-1 || strings.HasPrefix(s, ".") || strings.ContainsAny(s, " \t:/\\") {
+		return false
+	}
+	for _, r := range s[dot+1:] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }

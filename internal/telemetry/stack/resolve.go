@@ -17,37 +17,43 @@ const (
 // resolve maps one raw frame onto the project: an in-project frame gets its project-relative
 // file; any other frame is named by its library, never by a path of the machine that ran it.
 func (ix *index) resolve(f rawFrame, format Format) Frame {
-	out := Frame{Line: f.line, Column: f.column, Function: shortFunction(f.function, format)}
+	out := ix.place(f, format)
+	out.Line, out.Column = f.line, f.column
+	out.Function = shortFunction(f.function, format)
+	// Everything shown that is not a project path came from the trace: bound it and keep it
+	// printable.
+	out.Module = clip(out.Module, maxLibFileBytes)
+	if !out.InProject {
+		out.File = clip(out.File, maxLibFileBytes)
+	}
+	return out
+}
+
+// place decides where a frame is: its project file, or its library and the file inside it.
+func (ix *index) place(f rawFrame, format Format) Frame {
 	if format == FormatJVM {
 		if rel := ix.matchPackagePath(f.pkg, f.file); rel != "" {
-			out.File, out.InProject = rel, true
-		} else {
-			out.Module, out.File = f.pkg, clip(f.file, maxLibFileBytes)
+			return Frame{File: rel, InProject: true}
 		}
-		return out
+		return Frame{Module: f.pkg, File: f.file}
 	}
 	p, ok := cleanFramePath(f.file)
 	if !ok {
 		// Not a path (eval, <string>, a relative path climbing out of its folder): keep at most
 		// a base name.
-		out.File = clip(baseName(p), maxLibFileBytes)
-		out.Module = moduleOfFunction(f, format)
+		out := Frame{File: baseName(p), Module: moduleOfFunction(f, format)}
 		if m, ok := strings.CutPrefix(f.file, "<frozen "); ok && format == FormatPython {
-			out.Module = clip(strings.TrimSuffix(m, ">"), maxLibFileBytes) // <frozen importlib._bootstrap>
+			out.Module = strings.TrimSuffix(m, ">") // <frozen importlib._bootstrap>
 		}
 		return out
 	}
 	if module, file, ok := library(p, f, format); ok {
-		out.Module, out.File = clip(module, maxLibFileBytes), clip(file, maxLibFileBytes)
-		return out
+		return Frame{Module: module, File: file}
 	}
 	if rel := ix.matchSuffix(p); rel != "" {
-		out.File, out.InProject = rel, true
-		return out
+		return Frame{File: rel, InProject: true}
 	}
-	out.File = clip(baseName(p), maxLibFileBytes)
-	out.Module = clip(moduleOfFunction(f, format), maxLibFileBytes)
-	return out
+	return Frame{File: baseName(p), Module: moduleOfFunction(f, format)}
 }
 
 // matchSuffix finds the project file named by the longest suffix of p, element-wise: a path
