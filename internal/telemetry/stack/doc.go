@@ -43,16 +43,18 @@
 // # Bounds
 //
 // A trace is data from the application, so parsing is one linear pass with ceilings: the first
-// MiB of text (the last, for Python, whose innermost frames come last), lines up to 8 KiB,
-// Options.MaxFrames frames kept (DefaultMaxFrames) and the rest counted in Trace.Omitted,
-// eight chained exceptions. No input panics; FuzzResolve holds the parsers to that.
+// MiB of text (the last, for Python, whose innermost frames come last; Trace.Cut says so),
+// lines up to 8 KiB, the innermost Options.MaxFrames frames kept (DefaultMaxFrames, 128) and
+// the rest counted in Trace.Omitted, eight chained exceptions. Displayed names are cut at 256
+// bytes and cleaned of control characters. No input panics; FuzzResolve and a property test
+// hold the parsers to that.
 //
 // # The project
 //
 // Open indexes the project's files once, through an os.Root, never following symbolic links,
 // skipping version-control, dependency and cache folders (.git, node_modules, vendor, .venv,
-// __pycache__, …) and secret files, and stopping at Options.MaxFiles (IndexStats says when it
-// did). A frame is in the project when the index holds a trailing part of its path:
+// __pycache__, …) and secret files, and stopping at Options.MaxFiles (DefaultMaxFiles, 100,000),
+// 20,000 folders or 32 levels (IndexStats says when it did). A frame is in the project when the index holds a trailing part of its path:
 // /app/src/cart/checkout.ts and /home/ci/build/x/src/cart/checkout.ts both name
 // src/cart/checkout.ts. Dependency paths (node_modules, site-packages, the Go module cache,
 // vendor), standard libraries and runtime internals are recognised first and named by package,
@@ -65,5 +67,7 @@
 // deliberately: only indexed project files, not ignored by the project's top-level .gitignore
 // or the configured deny list, never a secret file (.env*, *.pem, *.key, id_rsa*, .npmrc,
 // .netrc, credentials, …) whatever the rules say, with no symbolic link anywhere on the path,
-// bounded in bytes and redacted by the caller's redactor. A refusal is a Snippet with a Reason.
+// bounded in bytes (Options.MaxLineBytes, 400 by default; a longer line is refused; no line past
+// the first 4 MiB of a file) and redacted by the caller's redactor. A refusal is a Snippet with
+// a Reason.
 package stack

@@ -163,6 +163,9 @@ type segment struct {
 	start   int        // ring start
 	dropped int
 	total   int
+	// late: the segment encloses the ones printed after it (a Python exception group, printed
+	// before its sub-exceptions), so it is placed after them.
+	late bool
 }
 
 func newCollector(maxFrames int, outerFirst bool) *collector {
@@ -181,6 +184,13 @@ func (c *collector) next() {
 		drop := c.segs[maxSegments]
 		c.dropped += drop.total
 		c.segs = append(c.segs[:maxSegments], c.segs[maxSegments+1:]...)
+	}
+}
+
+// enclosing marks the current segment as enclosing the segments that follow it.
+func (c *collector) enclosing() {
+	if len(c.segs) > 0 {
+		c.segs[len(c.segs)-1].late = true
 	}
 }
 
@@ -219,6 +229,15 @@ func (c *collector) result(rootFirst bool) ([]rawFrame, int) {
 		segs = make([]*segment, len(c.segs))
 		for i, s := range c.segs {
 			segs[len(c.segs)-1-i] = s
+		}
+	} else {
+		segs = make([]*segment, 0, len(c.segs))
+		for _, late := range []bool{false, true} {
+			for _, s := range c.segs {
+				if s.late == late {
+					segs = append(segs, s)
+				}
+			}
 		}
 	}
 	if len(segs) > maxSegments {

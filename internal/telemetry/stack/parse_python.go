@@ -14,14 +14,19 @@ import "strings"
 // Chained exceptions are printed root cause first, each with its own "Traceback" header and a
 // separator ("The above exception was the direct cause of the following exception:", "During
 // handling of the above exception, another exception occurred:"); exception groups prefix the
-// same lines with "|" and "+". Source excerpts and carets are skipped; "[Previous line
+// same lines with "|" and "+", the group before the exceptions it holds, whose frames come
+// first. Source excerpts and carets are skipped; "[Previous line
 // repeated N more times]" counts N omitted frames.
 func parsePython(text string, c *collector) {
 	eachLine(text, func(line string) bool {
 		t := strings.TrimLeft(line, " \t|+-")
 		switch {
+		case strings.HasPrefix(t, "Exception Group Traceback (most recent call last):"):
+			// The group is printed before the exceptions it holds, which are where the
+			// failures happened: its frames go after theirs.
+			c.next()
+			c.enclosing()
 		case strings.HasPrefix(t, "Traceback (most recent call last):"),
-			strings.HasPrefix(t, "Exception Group Traceback (most recent call last):"),
 			strings.HasPrefix(t, "The above exception was the direct cause"),
 			strings.HasPrefix(t, "During handling of the above exception"):
 			c.next()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -51,6 +52,10 @@ func Open(ctx context.Context, dir string, opts Options) (*Project, error) {
 	deny, err := parseIgnore(strings.Join(opts.Deny, "\n"), true)
 	if err != nil {
 		return nil, fmt.Errorf("snippet deny list: %w", err)
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("project root: %w", err)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {

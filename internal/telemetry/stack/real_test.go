@@ -37,11 +37,14 @@ func repoProject(t *testing.T) (*Project, string) {
 
 // machineFolders are folders of this machine no answer may show.
 func machineFolders(t *testing.T, extra ...string) []string {
+	t.Helper()
 	home, _ := os.UserHomeDir()
-	out := []string{home, runtime.GOROOT(), os.TempDir()}
-	if mc, err := exec.Command("go", "env", "GOMODCACHE").Output(); err == nil {
-		out = append(out, strings.TrimSpace(string(mc)))
+	out := []string{home, os.TempDir()}
+	env, err := exec.Command("go", "env", "GOROOT", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
 	}
+	out = append(out, strings.Fields(string(env))...)
 	return append(out, extra...)
 }
 
@@ -132,7 +135,7 @@ func TestARealOpenTelemetryGoSDKStackTraceLocatesTheRecordErrorCaller(t *testing
 func attrs(kvs []attribute.KeyValue) conventions.Attributes {
 	out := conventions.Attributes{}
 	for _, kv := range kvs {
-		out[string(kv.Key)] = kv.Value.Emit()
+		out[string(kv.Key)] = kv.Value.String()
 	}
 	return out
 }

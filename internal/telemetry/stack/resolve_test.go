@@ -196,6 +196,35 @@ func TestResolveLocatesTheInnermostProjectFrame(t *testing.T) {
 			frames:   map[int]string{1: "shop/cart.py:10 in total", 2: "shop/api.py:30 in checkout"},
 		},
 		{
+			name: "a Python exception group puts the frames of the exceptions it holds first",
+			trace: "  + Exception Group Traceback (most recent call last):\n" +
+				"  |   File \"/app/shop/api.py\", line 30, in checkout\n" +
+				"  |     raise ExceptionGroup(\"many\", errors)\n" +
+				"  | ExceptionGroup: many (1 sub-exception)\n" +
+				"  +-+---------------- 1 ----------------\n" +
+				"    | Traceback (most recent call last):\n" +
+				"    |   File \"/app/shop/cart.py\", line 12, in total\n" +
+				"    |     raise ValueError(\"bad\")\n" +
+				"    | ValueError: bad\n" +
+				"    +------------------------------------\n",
+			format:   FormatPython,
+			location: "shop/cart.py:12 in total",
+			frames:   map[int]string{1: "shop/api.py:30 in checkout"},
+		},
+		{
+			name: "a V8 error's cause printed by util.inspect puts the cause's frames first",
+			trace: "Error: checkout failed\n" +
+				"    at /app/src/server.ts:20:5\n" +
+				"    at process.processTicksAndRejections (node:internal/process/task_queues:95:5) {\n" +
+				"  [cause]: Error: boom\n" +
+				"      at applyDiscount (/app/src/cart/checkout.ts:45:7)\n" +
+				"      at async handler (/app/src/server.ts:12:3)\n" +
+				"}\n",
+			format:   FormatV8,
+			location: "src/cart/checkout.ts:45 in applyDiscount",
+			frames:   map[int]string{1: "src/server.ts:12 in handler", 2: "src/server.ts:20", 3: "node:internal/process/task_queues:95 in process.processTicksAndRejections (node)"},
+		},
+		{
 			name: "a source-mapped TypeScript frame from a container maps by suffix with its column",
 			trace: "TypeError: Cannot read properties of undefined (reading 'pct')\n" +
 				"    at applyDiscount (/app/src/cart/checkout.ts:45:7)\n" +
@@ -321,6 +350,18 @@ func TestResolveLocatesTheInnermostProjectFrame(t *testing.T) {
 				2: "src/Shop/Api.cs:14 in Shop.Api.Checkout",
 				3: "Microsoft.AspNetCore.Routing.EndpointMiddleware.Invoke (Microsoft.AspNetCore.Routing)",
 			},
+		},
+		{
+			name: "nested .NET inner exceptions put the innermost one's frames first",
+			trace: "System.Exception: a\n ---> System.Exception: b\n ---> System.Exception: c\n" +
+				"   at Shop.Cart.Apply(Int32 qty) in /src/Shop/Cart.cs:line 45\n" +
+				"   --- End of inner exception stack trace ---\n" +
+				"   at Shop.Api.Checkout() in /src/Shop/Api.cs:line 12\n" +
+				"   --- End of inner exception stack trace ---\n" +
+				"   at Shop.Api.Handle() in /src/Shop/Api.cs:line 20\n",
+			format:   FormatDotNet,
+			location: "src/Shop/Cart.cs:45 in Shop.Cart.Apply",
+			frames:   map[int]string{1: "src/Shop/Api.cs:12 in Shop.Api.Checkout", 2: "src/Shop/Api.cs:20 in Shop.Api.Handle"},
 		},
 		{
 			name: "a .NET async state machine on a Windows build agent reads as its method",

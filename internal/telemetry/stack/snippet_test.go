@@ -171,11 +171,11 @@ func TestSnippetRefusesLinksSwappedInAfterIndexing(t *testing.T) {
 		})
 	}
 	t.Run("a link present when indexing is not in the project", func(t *testing.T) {
-		p, dir := snippetProject(t, nil, Options{})
+		_, dir := snippetProject(t, nil, Options{})
 		if err := os.Symlink(filepath.Join(outside, "checkout.ts"), filepath.Join(dir, "src", "link.ts")); err != nil {
 			t.Fatal(err)
 		}
-		p = openProject(t, dir, Options{})
+		p := openProject(t, dir, Options{})
 		if s := p.Snippet(Location{File: "src/link.ts", Line: 1}, 0, redactToken); s.Refused != ReasonNotInProject {
 			t.Fatalf("snippet = %+v, want refused as not in the project", s)
 		}
