@@ -223,7 +223,7 @@ func (c *collector) omit(n int) {
 
 // result assembles the frames innermost first, root cause first, at most max in all.
 func (c *collector) result(rootFirst bool) ([]rawFrame, int) {
-	segs := c.segs
+	var segs []*segment
 	omitted := c.dropped
 	if !rootFirst {
 		segs = make([]*segment, len(c.segs))

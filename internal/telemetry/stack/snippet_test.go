@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -222,4 +223,28 @@ func TestSnippetIsBoundedInBytes(t *testing.T) {
 			t.Fatalf("snippet = %+v, want the escape replaced and the tab kept", s)
 		}
 	})
+}
+
+func TestAProjectServesConcurrentCallers(t *testing.T) {
+	p, _ := snippetProject(t, nil, Options{})
+	trace := "Error: x\n    at applyDiscount (/app/src/cart/checkout.ts:3:7)\n"
+	const workers = 8
+	results := make(chan string, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tr := p.Resolve(trace)
+			s := p.Snippet(*tr.Location, 1, redactToken)
+			results <- tr.Location.String() + "|" + string(s.Refused) + "|" + fmt.Sprint(len(s.Lines))
+		}()
+	}
+	wg.Wait()
+	close(results)
+	for r := range results {
+		if r != "src/cart/checkout.ts:3 in applyDiscount||3" {
+			t.Errorf("a concurrent caller got %q", r)
+		}
+	}
 }
