@@ -126,7 +126,7 @@ func render(format Format, frames []genFrame) string {
 			if f.proj {
 				fmt.Fprintf(&b, "github.com/shop/app/internal/a.F%d(0x%x, ...)\n\t/home/ci/x/internal/a/b.go:%d +0x1d\n", i, i, f.line)
 			} else {
-				fmt.Fprintf(&b, "github.com/x/y.G(...)\n\t/root/go/pkg/mod/github.com/x/y@v1.0.0/z.go:%d\n", f.line)
+				fmt.Fprintf(&b, "github.com/x/y.G(...)\n\t/home/ci/go/pkg/mod/github.com/x/y@v1.0.0/z.go:%d\n", f.line)
 			}
 		}
 	case FormatPython:

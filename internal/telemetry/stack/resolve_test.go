@@ -364,14 +364,14 @@ func TestResolveLocatesTheInnermostProjectFrame(t *testing.T) {
 			frames:   map[int]string{1: "src/Shop/Api.cs:12 in Shop.Api.Checkout", 2: "src/Shop/Api.cs:20 in Shop.Api.Handle"},
 		},
 		{
-			name: "a .NET async state machine on a Windows build agent reads as its method",
+			name: "a .NET async state machine on a Windows build machine reads as its method",
 			trace: "System.NullReferenceException: Object reference not set to an instance of an object.\n" +
-				"   at Shop.Cart.<ApplyAsync>d__3.MoveNext() in C:\\agent\\_work\\1\\s\\src\\Shop\\Cart.cs:line 45\n" +
-				"   at Shop.Api.<>c__DisplayClass2_0.<Checkout>b__0(Item i) in C:\\agent\\_work\\1\\s\\src\\Shop\\Api.cs:line 9\n",
+				"   at Shop.Cart.<ApplyAsync>d__3.MoveNext() in C:\\builds\\w1\\s\\src\\Shop\\Cart.cs:line 45\n" +
+				"   at Shop.Api.<>c__DisplayClass2_0.<Checkout>b__0(Item i) in C:\\builds\\w1\\s\\src\\Shop\\Api.cs:line 9\n",
 			format:   FormatDotNet,
 			location: "src/Shop/Cart.cs:45 in Shop.Cart.ApplyAsync",
 			frames:   map[int]string{1: "src/Shop/Api.cs:9 in Shop.Api.Checkout"},
-			absent:   []string{"agent"},
+			absent:   []string{"builds", "w1"},
 		},
 		{
 			name: "a Mono frame with an IL offset is read",
