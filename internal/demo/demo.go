@@ -186,7 +186,6 @@ func fmtMs(v *float64) string {
 	return fmt.Sprintf("%.1fms", *v)
 }
 
-
 func short(id string) string {
 	if len(id) > 16 {
 		return id[:16] + "…"
