@@ -657,6 +657,9 @@ type GetRecentErrorsOutputGroup struct {
 	// Last, epoch ms.
 	LastSeenUnixMs int `json:"lastSeenUnixMs"`
 
+	// Where it failed in the project: file:line in function.
+	Location *string `json:"location,omitzero"`
+
 	// Run ids.
 	RelatedRunIDs []string `json:"relatedRunIds,omitzero"`
 
@@ -668,6 +671,9 @@ type GetRecentErrorsOutputGroup struct {
 
 	// Service.
 	Service string `json:"service"`
+
+	// That line of source (full detail only).
+	Snippet *string `json:"snippet,omitzero"`
 }
 
 // Which run to open.
@@ -757,6 +763,12 @@ type GetRunOutputSpan struct {
 
 	// Error.
 	ErrorMessage *string `json:"errorMessage,omitzero"`
+
+	// Top stack frames, project first.
+	Frames []string `json:"frames,omitzero"`
+
+	// Where it failed in the project.
+	Location *string `json:"location,omitzero"`
 
 	// Name.
 	Name string `json:"name"`

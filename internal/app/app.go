@@ -25,6 +25,7 @@ import (
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
+	"github.com/runlens/runlens/internal/telemetry/stack"
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
@@ -89,6 +90,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 		// The cursor key lives with the project's data, so a restarted server honours the
 		// cursors of the one before it.
 		Cursors: shape.NewFileCodec(filepath.Join(cfg.ProjectRoot, ".runlens"), logger),
+		Stacks:  projectFiles(cfg.ProjectRoot, logger),
 	})
 	a.Flows.Deps.Doctor = newDoctor(a)
 	return a, nil
@@ -163,6 +165,23 @@ func (a *App) telemetrySource() telemetry.Source {
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
 	default:
 		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}
+	}
+}
+
+// projectFiles indexes the project's files once, on the first answer that maps a stack trace
+// onto them; a project that cannot be indexed gives answers without locations.
+func projectFiles(root string, logger *slog.Logger) func(context.Context) *stack.Project {
+	var once sync.Once
+	var p *stack.Project
+	return func(ctx context.Context) *stack.Project {
+		once.Do(func() {
+			var err error
+			if p, err = stack.Open(context.WithoutCancel(ctx), root, stack.Options{}); err != nil {
+				logger.Debug("stack locations off: the project cannot be indexed", "err", err)
+				p = nil
+			}
+		})
+		return p
 	}
 }
 

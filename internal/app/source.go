@@ -122,6 +122,14 @@ func (l *lazySource) Instrumentation(ctx context.Context, q telemetry.Instrument
 	return s.Instrumentation(ctx, q)
 }
 
+func (l *lazySource) Spans(ctx context.Context, refs []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Spans(ctx, refs)
+}
+
 // unsupportedSource stands for a configured backend this build cannot read: every query says
 // so as an unreachable source, which the tools and the doctor report with a fix.
 type unsupportedSource struct{ info telemetry.SourceInfo }
@@ -158,6 +166,9 @@ func (u unsupportedSource) Fingerprint(context.Context) (telemetry.Snapshot, err
 	return telemetry.Snapshot{}, u.err()
 }
 func (u unsupportedSource) Describe(context.Context) telemetry.SourceInfo { return u.info }
+func (u unsupportedSource) Spans(context.Context, []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
+	return nil, u.err()
+}
 func (u unsupportedSource) Instrumentation(context.Context, telemetry.InstrumentationQuery) (telemetry.Instrumentation, error) {
 	return telemetry.Instrumentation{}, u.err()
 }

@@ -167,6 +167,13 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 		return out, nil
 	}
+	proj, frames := f.project(ctx), standardFrames
+	if full {
+		frames = fullFrames
+	}
+	// failedAt is where the run failed in the project: the location of the error span that
+	// carries the run's error message, else of the first error span with one.
+	failedAt, failedAtOrigin := "", false
 	for _, s := range tree {
 		sp := gen.GetRunOutputSpan{
 			SpanID: s.SpanID, ParentSpanID: optStr(s.ParentSpanID), Name: s.Name, Service: s.Service,
@@ -176,7 +183,17 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		if full && len(s.Attributes) > 0 {
 			sp.Attributes = s.Attributes
 		}
+		if s.Failure != nil {
+			loc, fr := f.locateSpan(proj, s.Failure, frames)
+			sp.Location, sp.Frames = optStr(loc), fr
+			if loc != "" && (failedAt == "" || (s.ErrorMessage == run.ErrorMessage && !failedAtOrigin)) {
+				failedAt, failedAtOrigin = loc, s.ErrorMessage == run.ErrorMessage
+			}
+		}
 		out.Spans = append(out.Spans, sp)
+	}
+	if failedAt != "" && run.ErrorMessage != "" {
+		out.Summary = fmt.Sprintf("%s failed at %s: %s", run.Name, failedAt, run.ErrorMessage)
 	}
 	out.CriticalPath = telemetry.CriticalPath(run.Spans)
 	for _, l := range run.Logs {
@@ -236,12 +253,15 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 		limit = 20
 	}
 	lo := min(offset, total)
-	for _, g := range rep.Groups[lo:min(lo+limit, total)] {
+	page := rep.Groups[lo:min(lo+limit, total)]
+	locs, snippets := f.locateGroups(ctx, src, page, in.Detail == gen.DetailFull)
+	for i, g := range page {
 		out.Groups = append(out.Groups, gen.GetRecentErrorsOutputGroup{
 			Service: g.Service, Domain: g.Domain, Count: int(g.Count),
 			FirstSeenUnixMs: int(g.FirstSeenMs), LastSeenUnixMs: int(g.LastSeenMs),
 			SampleMessage: g.SampleMessage, Fingerprint: g.Fingerprint, ExceptionType: optStr(g.ExceptionType),
 			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: g.TraceIDs,
+			Location: optStr(locs[i]), Snippet: optStr(snippets[i]),
 		})
 	}
 	out.Page = f.page(gen.ToolGetRecentErrors, in, snap, lo, len(out.Groups), total, false)

@@ -151,6 +151,9 @@ func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
 			})
 		}
 		g := &rep.Groups[i]
+		if g.SampleSpanID == "" && o.OriginSpanID != "" {
+			g.SampleTraceID, g.SampleSpanID = o.TraceID, o.OriginSpanID
+		}
 		g.Count++
 		g.FirstSeenMs = NsToMs(o.TimeNs)
 		g.ExceptionType = cmp.Or(g.ExceptionType, o.ExceptionType)
@@ -165,6 +168,34 @@ func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
 		return cmp.Or(cmp.Compare(b.LastSeenMs, a.LastSeenMs), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Fingerprint, b.Fingerprint))
 	})
 	return rep
+}
+
+// SpanRef names one span.
+type SpanRef struct{ TraceID, SpanID string }
+
+// Spans implements Source: the spans named, as recorded (attributes and events), at most one
+// per reference; a span that is not stored is left out.
+func (e *Engine) Spans(ctx context.Context, refs []SpanRef) ([]SpanRow, error) {
+	want := make(map[SpanRef]bool, len(refs))
+	traces := make([]string, 0, len(refs))
+	for _, r := range refs {
+		want[r] = true
+		traces = append(traces, r.TraceID)
+	}
+	byTrace, _, _, err := e.traceSpans(ctx, sortedUnique(traces), false, 0, FieldAttributes|FieldEvents)
+	if err != nil {
+		return nil, err
+	}
+	var out []SpanRow
+	for _, t := range sortedUnique(traces) {
+		for _, s := range byTrace[t] {
+			if k := (SpanRef{s.TraceID, s.SpanID}); want[k] {
+				out = append(out, s)
+				delete(want, k)
+			}
+		}
+	}
+	return out, nil
 }
 
 // sortedUnique sorts s and drops duplicates and empty strings.

@@ -159,6 +159,8 @@ func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
 		if s.IsError() {
 			sp.Status = StatusError
 			sp.ErrorMessage, sp.ExceptionType = SpanError(s)
+			failure := *s
+			sp.Failure = &failure
 		}
 		if q.WithAttributes {
 			sp.Attributes = s.Attributes
