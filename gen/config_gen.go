@@ -230,9 +230,10 @@ type ConfigTelemetry struct {
 	// differ from its defaults.
 	Clickhouse *ConfigTelemetryClickhouse `json:"clickhouse,omitzero"`
 
-	// The telemetry source: sqlite:PATH (the embedded store; a relative PATH is
-	// resolved against the project root; default sqlite:.runlens/telemetry.db),
-	// clickhouse://…, aspire+http(s)://… or jaeger+http(s)://…. Overridden by
+	// The telemetry source: sqlite:PATH (the embedded store, read by the tools and
+	// written by the receiver serve hosts; a relative PATH is resolved against the
+	// project root; default sqlite:.runlens/telemetry.db; any other PATH must already
+	// exist), clickhouse://…, aspire+http(s)://… or jaeger+http(s)://…. Overridden by
 	// RUNLENS_TELEMETRY and --telemetry. Put no credentials here: use apiKeyEnv.
 	Source *string `json:"source,omitzero"`
 }

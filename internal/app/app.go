@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/runlens/runlens/internal/commands"
 	"github.com/runlens/runlens/internal/config"
@@ -39,9 +40,10 @@ type App struct {
 	Flows    *flows.Flows
 	Redactor *shape.Redactor
 
-	storeOnce sync.Once
-	store     *store.Store
-	storeErr  error
+	storeOnce   sync.Once
+	storeOpened atomic.Bool
+	store       *store.Store
+	storeErr    error
 	// conventions loads the telemetry conventions once; only queries of the embedded store
 	// need them.
 	conventions func() (*conventions.Conventions, error)
@@ -110,8 +112,14 @@ func (a *App) Handler(p server.Profile) *server.Handler {
 	})
 }
 
-// Store opens the embedded store once, for the receiver and the queries alike.
+// Store opens the embedded store once, for the receiver and the queries alike. A store the
+// configuration names as a source must already exist (see checkStoreExists).
 func (a *App) Store(ctx context.Context) (*store.Store, error) {
+	if !a.storeOpened.Load() {
+		if err := a.checkStoreExists(); err != nil {
+			return nil, err
+		}
+	}
 	a.storeOnce.Do(func() {
 		conv, err := a.conventions()
 		if err != nil {
@@ -127,6 +135,7 @@ func (a *App) Store(ctx context.Context) (*store.Store, error) {
 			Conventions: conv,
 			Logger:      a.Logger,
 		})
+		a.storeOpened.Store(a.storeErr == nil)
 	})
 	return a.store, a.storeErr
 }
@@ -151,6 +160,10 @@ func (a *App) telemetrySource() telemetry.Source {
 				return nil, err
 			}
 			st, err := a.Store(ctx)
+			var missing *missingStoreError
+			if errors.As(err, &missing) {
+				return nil, missing.toolError()
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -44,6 +44,7 @@ func (d appDoctor) deps() doctor.Deps {
 	}
 	if cfg.Telemetry.Source.Kind == config.SourceSQLite || cfg.Telemetry.Source.Kind == "" {
 		deps.Store = func(ctx context.Context) (*store.Store, error) { return a.Store(ctx) }
+		deps.SourceProblem = a.checkStoreExists
 	}
 	return deps
 }

@@ -46,19 +46,17 @@ func (l *Loader) Load(projectRoot string, getenv func(string) string, flags Over
 	cfg := Defaults(root)
 	var errs Errors
 
-	sourceSet, fileErrs := l.applyFileAt(cfg, filepath.Join(root, FileName))
+	filePick, fileErrs := l.applyFileAt(cfg, filepath.Join(root, FileName))
 	errs = append(errs, fileErrs...)
+	picks, origins := []chosen{filePick}, []string{FileName}
 	for _, lay := range []layer{envLayer(getenv), flagLayer(flags)} {
-		set, layErrs := applyLayer(cfg, lay)
-		sourceSet = sourceSet || set
+		pick, layErrs := applyLayer(cfg, lay)
+		picks, origins = append(picks, pick), append(origins, lay.telemetry.origin)
 		errs = append(errs, layErrs...)
 	}
+	errs = append(errs, resolveStore(cfg, picks, origins)...)
 	if len(errs) > 0 {
 		return nil, bounded(errs)
-	}
-	if !sourceSet {
-		// The embedded source reads the store that the receiver writes, wherever it was moved.
-		cfg.Telemetry.Source = Source{Kind: SourceSQLite, Path: cfg.Store.Path}
 	}
 	if cfg.Telemetry.APIKeyEnv != "" {
 		cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, cfg.Telemetry.APIKeyEnv)
@@ -101,26 +99,26 @@ func resolveRoot(projectRoot string, getenv func(string) string, flags Overrides
 }
 
 // applyFileAt reads and applies the file at path; a missing file is no problem.
-func (l *Loader) applyFileAt(cfg *Config, path string) (sourceSet bool, errs Errors) {
+func (l *Loader) applyFileAt(cfg *Config, path string) (set chosen, errs Errors) {
 	data, err := readBounded(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return chosen{}, nil
 	}
 	if err != nil {
-		return false, Errors{{Origin: path, Problem: err.Error(), Fix: "make " + FileName + " a readable JSON file of at most 1 MiB"}}
+		return chosen{}, Errors{{Origin: path, Problem: err.Error(), Fix: "make " + FileName + " a readable JSON file of at most 1 MiB"}}
 	}
 	cfg.File = path
 	return l.apply(cfg, path, data)
 }
 
 // apply parses, validates and applies one file's bytes, reporting every problem it finds.
-func (l *Loader) apply(cfg *Config, origin string, data []byte) (sourceSet bool, errs Errors) {
+func (l *Loader) apply(cfg *Config, origin string, data []byte) (set chosen, errs Errors) {
 	doc, err := parseDocument(data)
 	if err != nil {
 		var se *syntaxError
 		errors.As(err, &se)
 		line, col := position(data, se.offset)
-		return false, Errors{{Origin: origin, Line: line, Column: col, Problem: "invalid JSON: " + se.msg, Fix: "correct the JSON syntax at this position"}}
+		return chosen{}, Errors{{Origin: origin, Line: line, Column: col, Problem: "invalid JSON: " + se.msg, Fix: "correct the JSON syntax at this position"}}
 	}
 	for _, dup := range doc.dups {
 		line, col := position(doc.data, dup.offset)
@@ -130,21 +128,21 @@ func (l *Loader) apply(cfg *Config, origin string, data []byte) (sourceSet bool,
 	}
 	schema, err := l.schema()
 	if err != nil {
-		return false, Errors{{Origin: origin, Problem: err.Error(), Fix: "report this: the configuration schema built into runlens does not compile"}}
+		return chosen{}, Errors{{Origin: origin, Problem: err.Error(), Fix: "report this: the configuration schema built into runlens does not compile"}}
 	}
 	errs = append(errs, schemaProblems(schema, doc, origin)...)
 	if len(errs) > 0 {
-		return false, errs
+		return chosen{}, errs
 	}
 	var f fileConfig
 	if err := json.Unmarshal(doc.data, &f); err != nil {
-		return false, Errors{{Origin: origin, Problem: "decode: " + err.Error(), Fix: "check the file against " + SchemaID}}
+		return chosen{}, Errors{{Origin: origin, Problem: "decode: " + err.Error(), Fix: "check the file against " + SchemaID}}
 	}
-	sourceSet, errs = applyFile(cfg, &f, origin)
+	set, errs = applyFile(cfg, &f, origin)
 	for _, e := range errs {
 		e.Line, e.Column = doc.locate(e.Pointer)
 	}
-	return sourceSet, errs
+	return set, errs
 }
 
 func readBounded(path string) ([]byte, error) {

@@ -107,10 +107,11 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 		File:        filepath.Join(root, FileName),
 		LogLevel:    "info",
 		Telemetry: Telemetry{
-			Source:      Source{Kind: SourceAspire, Endpoint: "http://localhost:18888"},
-			APIKeyEnv:   "ASPIRE_KEY",
-			TracesTable: "t",
-			LogsTable:   "l",
+			Source:       Source{Kind: SourceAspire, Endpoint: "http://localhost:18888"},
+			SourceOrigin: "runlens.json telemetry.source",
+			APIKeyEnv:    "ASPIRE_KEY",
+			TracesTable:  "t",
+			LogsTable:    "l",
 		},
 		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false},
 		Store:    Store{Path: filepath.Join(root, "var", "store.db"), Retention: 48 * time.Hour, MaxBytes: 2097152},
@@ -498,5 +499,88 @@ func TestLoaderNeedsTheReferencedSchemas(t *testing.T) {
 	_, err = NewLoader(data)
 	if err == nil || !strings.Contains(err.Error(), "conventions.schema.json") {
 		t.Errorf("NewLoader without the conventions schema = %v, want an error naming it", err)
+	}
+}
+
+func TestSQLiteSourceAndStorePathNameOneFile(t *testing.T) {
+	tests := []struct {
+		name          string
+		file          string
+		env           map[string]string
+		flags         Overrides
+		wantPath      string // relative to the project root
+		wantMustExist bool
+		wantOrigin    string
+	}{
+		{
+			name:     "without either setting both are the default file, which may be created",
+			wantPath: ".runlens/telemetry.db",
+		},
+		{
+			name:     "the --telemetry flag names the store that is read and written",
+			flags:    Overrides{Telemetry: "sqlite:data/custom.db"},
+			wantPath: "data/custom.db", wantMustExist: true, wantOrigin: "flag --telemetry",
+		},
+		{
+			name:     "RUNLENS_TELEMETRY names the store that is read and written",
+			env:      map[string]string{EnvTelemetry: "sqlite:env.db"},
+			wantPath: "env.db", wantMustExist: true, wantOrigin: "environment variable RUNLENS_TELEMETRY",
+		},
+		{
+			name:     "telemetry.source in the file names the store that is read and written",
+			file:     `{"telemetry": {"source": "sqlite:file.db"}}`,
+			wantPath: "file.db", wantMustExist: true, wantOrigin: "runlens.json telemetry.source",
+		},
+		{
+			name:     "a source in the environment wins over the file's store.path",
+			file:     `{"store": {"path": "file.db"}}`,
+			env:      map[string]string{EnvTelemetry: "sqlite:env.db"},
+			wantPath: "env.db", wantMustExist: true, wantOrigin: "environment variable RUNLENS_TELEMETRY",
+		},
+		{
+			name:     "a --store flag wins over a source in the environment and may be created",
+			env:      map[string]string{EnvTelemetry: "sqlite:env.db"},
+			flags:    Overrides{Store: "flag.db"},
+			wantPath: "flag.db",
+		},
+		{
+			name:     "store.path alone moves the source and may be created",
+			file:     `{"store": {"path": "var/store.db"}}`,
+			wantPath: "var/store.db",
+		},
+		{
+			name:       "a source naming the default file may still be created",
+			flags:      Overrides{Telemetry: "sqlite:.runlens/telemetry.db"},
+			wantPath:   ".runlens/telemetry.db",
+			wantOrigin: "flag --telemetry",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, tt.file)
+			cfg, err := testLoader(t).Load(root, envOf(tt.env), tt.flags)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			want := filepath.Join(root, filepath.FromSlash(tt.wantPath))
+			if cfg.Store.Path != want || cfg.Telemetry.Source.Path != want || cfg.Telemetry.Source.Kind != SourceSQLite {
+				t.Errorf("store %q, source %+v; want both %q", cfg.Store.Path, cfg.Telemetry.Source, want)
+			}
+			if cfg.Store.MustExist != tt.wantMustExist {
+				t.Errorf("MustExist = %v, want %v", cfg.Store.MustExist, tt.wantMustExist)
+			}
+			if cfg.Telemetry.SourceOrigin != tt.wantOrigin {
+				t.Errorf("SourceOrigin = %q, want %q", cfg.Telemetry.SourceOrigin, tt.wantOrigin)
+			}
+		})
+	}
+}
+
+func TestAFileNamingTwoDifferentStoresIsAnError(t *testing.T) {
+	root := project(t, "{\"telemetry\": {\"source\": \"sqlite:a.db\"},\n \"store\": {\"path\": \"b.db\"}}")
+	_, err := testLoader(t).Load(root, nil, Overrides{})
+	var e *Error
+	if !errors.As(err, &e) || e.Pointer != "/store/path" || e.Line != 2 || !strings.Contains(e.Problem, "two different files") {
+		t.Fatalf("Load error = %v, want /store/path at line 2 naming two different files", err)
 	}
 }

@@ -31,6 +31,10 @@ type Deps struct {
 	SourceEndpoint string
 	// Store opens the embedded store; nil when the source is not embedded.
 	Store func(ctx context.Context) (*store.Store, error)
+	// SourceProblem says why the configured source cannot answer before it is asked (a
+	// sqlite source naming a file that does not exist); nil, or a nil error, when none is known.
+	// An error that is a Fixer carries its own fix.
+	SourceProblem func() error
 	// ReceiverAddr is the OTLP receiver address; ReceiverEnabled is false when it is off.
 	ReceiverAddr    string
 	ReceiverEnabled bool
@@ -74,6 +78,12 @@ func Families(d Deps, probe string) []Family {
 func sourceChecks(ctx context.Context, d Deps, probe string) ([]Check, error) {
 	if probe != "" {
 		return []Check{probeEndpoint(ctx, d, probe)}, nil
+	}
+	if d.SourceProblem != nil {
+		if err := d.SourceProblem(); err != nil {
+			return []Check{{Name: "source_exists", Status: Fail, Summary: sentence(err.Error()),
+				Fix: fixOf(err, "Check telemetry.source in runlens.json, RUNLENS_TELEMETRY and --telemetry.")}}, nil
+		}
 	}
 	if d.Telemetry == nil {
 		return []Check{{Name: "source_configured", Status: Fail, Summary: "No telemetry source is configured.", Fix: "Set telemetry.source in runlens.json or RUNLENS_TELEMETRY."}}, nil
@@ -152,7 +162,13 @@ func storeChecks(ctx context.Context, d Deps) ([]Check, error) {
 	}
 	st, err := d.Store(ctx)
 	if err != nil {
-		return []Check{{Name: "store_open", Status: Fail, Summary: "The embedded store cannot be opened.", Fix: "Check that the store folder (.runlens/ by default) is writable, or remove a corrupt telemetry.db."}}, nil
+		summary := "The embedded store cannot be opened."
+		var f Fixer
+		if errors.As(err, &f) {
+			summary = sentence(err.Error())
+		}
+		return []Check{{Name: "store_open", Status: Fail, Summary: summary,
+			Fix: fixOf(err, "Check that the store folder (.runlens/ by default) is writable, or remove a corrupt telemetry.db.")}}, nil
 	}
 	stats, err := st.Stats(ctx)
 	if err != nil {
@@ -263,6 +279,35 @@ func clientChecks(d Deps) ([]Check, error) {
 
 // HostFiles are the project-scoped MCP registration files of the hosts runlens knows.
 var HostFiles = []string{".mcp.json", ".codex/config.toml", ".vscode/mcp.json", ".cursor/mcp.json"}
+
+// Fixer is an error that knows what a person should do about it; the doctor shows its fix
+// rather than a generic one.
+type Fixer interface {
+	error
+	Fix() string
+}
+
+// fixOf returns err's own fix when it has one, else fallback.
+func fixOf(err error, fallback string) string {
+	var f Fixer
+	if errors.As(err, &f) && f.Fix() != "" {
+		return f.Fix()
+	}
+	return fallback
+}
+
+// sentence capitalises s and ends it with a full stop, for a summary built from an error.
+func sentence(s string) string {
+	s = firstLine(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
 
 func roundAge(d time.Duration) string {
 	switch {
