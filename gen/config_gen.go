@@ -188,6 +188,13 @@ type ConfigReceiver struct {
 	// --receiver.
 	Address *string `json:"address,omitzero"`
 
+	// Host names the receiver accepts in the Host and Origin headers besides the
+	// loopback ones (addresses of 127.0.0.0/8, ::1, localhost), for an app that sends
+	// to this machine by another name. Requests naming any other host, or sent from a
+	// web page of another origin, are refused with 403, so a page cannot inject
+	// telemetry through DNS rebinding.
+	AllowedHosts []string `json:"allowedHosts,omitzero"`
+
 	// Whether runlens serve hosts the receiver when the port is free (default true).
 	// RUNLENS_RECEIVER=off or --receiver off disables it.
 	Enabled *bool `json:"enabled,omitzero"`

@@ -35,7 +35,7 @@ func (a *App) ListenReceiver(ctx context.Context, addr string) (*Receiver, error
 		return nil, fmt.Errorf("open store for the receiver: %w", err)
 	}
 	st.StartRetention(ctx, retentionEvery)
-	srv := otlp.NewServer(otlp.NewHandler(st, otlp.Options{Logger: a.Logger}))
+	srv := otlp.NewServer(otlp.NewHandler(st, otlp.Options{Logger: a.Logger, AllowedHosts: a.Config.Receiver.AllowedHosts}))
 	r := &Receiver{Addr: ln.Addr().String(), srv: srv, done: make(chan error, 1)}
 	go func() {
 		err := srv.Serve(ln)

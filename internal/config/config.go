@@ -59,6 +59,8 @@ type Receiver struct {
 	// Enabled is false when the receiver was turned off (RUNLENS_RECEIVER=off, --receiver off,
 	// or "enabled": false).
 	Enabled bool
+	// AllowedHosts are the host names accepted in Host and Origin besides the loopback ones.
+	AllowedHosts []string
 }
 
 // Store configures the embedded SQLite store.

@@ -20,8 +20,9 @@ type fileConfig struct {
 		} `json:"clickhouse"`
 	} `json:"telemetry"`
 	Receiver *struct {
-		Address *string `json:"address"`
-		Enabled *bool   `json:"enabled"`
+		Address      *string  `json:"address"`
+		Enabled      *bool    `json:"enabled"`
+		AllowedHosts []string `json:"allowedHosts"`
 	} `json:"receiver"`
 	Store *struct {
 		Path      *string `json:"path"`
@@ -112,6 +113,9 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 		}
 		if r.Enabled != nil {
 			cfg.Receiver.Enabled = *r.Enabled
+		}
+		if r.AllowedHosts != nil {
+			cfg.Receiver.AllowedHosts = r.AllowedHosts
 		}
 	}
 	if s := f.Store; s != nil {

@@ -81,7 +81,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
   "$schema": "https://runlens.dev/schemas/config.schema.json",
   "telemetry": {"source": "aspire+http://localhost:18888", "apiKeyEnv": "ASPIRE_KEY",
                 "clickhouse": {"tracesTable": "t", "logsTable": "l"}},
-  "receiver": {"address": "127.0.0.1:4319", "enabled": false},
+  "receiver": {"address": "127.0.0.1:4319", "enabled": false, "allowedHosts": ["otel.internal"]},
   "store": {"path": "var/store.db", "retention": "2d", "maxBytes": 2097152},
   "docs": {"root": "site", "exclude": ["drafts/**"]},
   "commands": {
@@ -113,7 +113,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 			TracesTable:  "t",
 			LogsTable:    "l",
 		},
-		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false},
+		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false, AllowedHosts: []string{"otel.internal"}},
 		Store:    Store{Path: filepath.Join(root, "var", "store.db"), Retention: 48 * time.Hour, MaxBytes: 2097152},
 		Docs:     Docs{Root: filepath.Join(root, "site"), Exclude: []string{"drafts/**"}},
 		Commands: Commands{
@@ -199,7 +199,7 @@ func TestLaterLayersWin(t *testing.T) {
 			if cfg.MCP.Profile != tt.wantProfile {
 				t.Errorf("profile = %q, want %q", cfg.MCP.Profile, tt.wantProfile)
 			}
-			if cfg.Receiver != tt.wantReceiver {
+			if !reflect.DeepEqual(cfg.Receiver, tt.wantReceiver) {
 				t.Errorf("receiver = %+v, want %+v", cfg.Receiver, tt.wantReceiver)
 			}
 			if cfg.LogLevel != tt.wantLogLevel {
@@ -285,7 +285,7 @@ func TestProblemsAreReportedPrecisely(t *testing.T) {
 			name: "an unknown nested key lists the keys allowed there",
 			file: "{\"receiver\": {\n\t\"port\": 4318}}",
 			want: wantError{origin: FileName, pointer: "/receiver/port", line: 2, col: 2,
-				problem: `unknown key "port"`, fix: "address, enabled"},
+				problem: `unknown key "port"`, fix: "address, allowedHosts, enabled"},
 		},
 		{
 			name: "a wrong type says what was expected and what was found",
