@@ -71,7 +71,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if cfg.Receiver.Enabled {
-		go a.HostReceiver(ctx)
+		a.HostReceiver(ctx) // in the background: initialize must not wait for the port or the store
 	}
 
 	srv := mcp.NewServer(h, mcp.Options{

@@ -44,6 +44,8 @@ type App struct {
 	storeOpened atomic.Bool
 	store       *store.Store
 	storeErr    error
+	// recv is who receives on the configured receiver address, as far as this process knows.
+	recv receiverState
 	// conventions loads the telemetry conventions once; only queries of the embedded store
 	// need them.
 	conventions func() (*conventions.Conventions, error)
@@ -88,6 +90,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 		Redactor:  a.Redactor,
 	})
 	a.Flows.Deps.Doctor = newDoctor(a)
+	a.Flows.Deps.Receiver = a.receiverAnswer
 	return a, nil
 }
 

@@ -23,12 +23,16 @@ func (d appDoctor) deps() doctor.Deps {
 	a := d.a
 	cfg := a.Config
 	deps := doctor.Deps{
-		ProjectRoot:          cfg.ProjectRoot,
-		ConfigFile:           cfg.File,
-		Telemetry:            a.Flows.Telemetry,
-		SourceEndpoint:       d.endpoint(),
-		ReceiverAddr:         cfg.Receiver.Address,
-		ReceiverEnabled:      cfg.Receiver.Enabled,
+		ProjectRoot:     cfg.ProjectRoot,
+		ConfigFile:      cfg.File,
+		Telemetry:       a.Flows.Telemetry,
+		SourceEndpoint:  d.endpoint(),
+		ReceiverAddr:    cfg.Receiver.Address,
+		ReceiverEnabled: cfg.Receiver.Enabled,
+		Receiver: func(ctx context.Context) doctor.Receiver {
+			s := a.ReceiverStatus(ctx)
+			return doctor.Receiver{State: string(s.State), Note: s.Note, Fix: s.Fix}
+		},
 		Docs:                 a.Flows.Docs,
 		Commands:             a.Flows.Commands,
 		AllowRemoteEndpoints: cfg.Doctor.AllowRemoteEndpoints,

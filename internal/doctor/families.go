@@ -38,8 +38,10 @@ type Deps struct {
 	// ReceiverAddr is the OTLP receiver address; ReceiverEnabled is false when it is off.
 	ReceiverAddr    string
 	ReceiverEnabled bool
-	Docs            *docs.Corpus
-	Commands        *commands.Runner
+	// Receiver says who receives on ReceiverAddr; nil falls back to dialling the address.
+	Receiver func(ctx context.Context) Receiver
+	Docs     *docs.Corpus
+	Commands *commands.Runner
 	// AllowRemoteEndpoints lets the endpoint probe reach addresses other than loopback.
 	AllowRemoteEndpoints bool
 	Now                  func() time.Time
@@ -168,7 +170,8 @@ func storeChecks(ctx context.Context, d Deps) ([]Check, error) {
 			summary = sentence(err.Error())
 		}
 		return []Check{{Name: "store_open", Status: Fail, Summary: summary,
-			Fix: fixOf(err, "Check that the store folder (.runlens/ by default) is writable, or remove a corrupt telemetry.db.")}}, nil
+			Fix: fixOf(err, "Check that the store folder (.runlens/ by default) is writable, or remove a corrupt telemetry.db.")},
+			receiverCheck(ctx, d)}, nil
 	}
 	stats, err := st.Stats(ctx)
 	if err != nil {
@@ -190,8 +193,36 @@ func storeChecks(ctx context.Context, d Deps) ([]Check, error) {
 	return checks, nil
 }
 
-// receiverCheck dials the receiver address.
+// Receiver is who receives on the project's receiver address, as the app found out.
+type Receiver struct {
+	// State is hosted, shared, foreign, off or unknown (get_app_status.source.receiver.state).
+	State string
+	// Note says what the state means; Fix what to do about it.
+	Note, Fix string
+}
+
+// receiverCheck reports whose receiver listens on the configured address: this project's
+// passes; another store's, or a program that is not runlens, fails (the app's telemetry lands
+// elsewhere); none warns.
 func receiverCheck(ctx context.Context, d Deps) Check {
+	if d.Receiver == nil {
+		return dialReceiver(ctx, d)
+	}
+	r := d.Receiver(ctx)
+	c := Check{Name: "receiver_listening", Summary: r.Note, Fix: r.Fix}
+	switch r.State {
+	case "hosted", "shared":
+		c.Status = Pass
+	case "foreign":
+		c.Status = Fail
+	default:
+		c.Status = Warn
+	}
+	return c
+}
+
+// dialReceiver checks only that something listens on the receiver address.
+func dialReceiver(ctx context.Context, d Deps) Check {
 	if !d.ReceiverEnabled {
 		return Check{Name: "receiver_listening", Status: Warn, Summary: "The OTLP receiver is turned off.", Fix: "Remove --receiver off / RUNLENS_RECEIVER=off, or run `runlens collect`."}
 	}

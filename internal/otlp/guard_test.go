@@ -101,9 +101,9 @@ func TestReceiverRefusesForeignHostsAndOrigins(t *testing.T) {
 // JSON POST, whether it may send: the answer carries no Access-Control-Allow-* header, so the
 // browser never sends the export.
 func TestCORSPreflightGrantsNothing(t *testing.T) {
-	url, st := startReceiver(t, Options{})
+	url, st := startReceiver(t, Options{StoreID: StoreID("test")})
 	for _, origin := range []string{"http://attacker.example", "http://localhost:3000"} {
-		for _, path := range []string{TracesPath, LogsPath, MetricsPath, "/elsewhere"} {
+		for _, path := range []string{TracesPath, LogsPath, MetricsPath, IdentityPath, "/elsewhere"} {
 			resp, body := request(t, http.MethodOptions, url+path, "", map[string]string{
 				"Origin":                         origin,
 				"Access-Control-Request-Method":  "POST",

@@ -49,6 +49,9 @@ type Options struct {
 	// AllowedHosts are host names accepted in Host and Origin besides the loopback ones
 	// (127.0.0.0/8, ::1, localhost), compared without case; see guard.
 	AllowedHosts []string
+	// StoreID, when set, is served at IdentityPath (see StoreID), so another runlens process
+	// finding the port taken can tell whether this receiver writes its store.
+	StoreID string
 }
 
 // Sink stores decoded batches. It returns how many records it accepted and rejected, and
@@ -90,6 +93,9 @@ func NewHandler(sink Sink, o Options) http.Handler {
 	mux.Handle(TracesPath, rc.serve(signalTraces))
 	mux.Handle(LogsPath, rc.serve(signalLogs))
 	mux.Handle(MetricsPath, rc.serve(signalMetrics))
+	if o.StoreID != "" {
+		mux.Handle(IdentityPath, identityHandler(o.StoreID))
+	}
 	return newGuard(mux, o.AllowedHosts, log.Debug)
 }
 
