@@ -298,6 +298,7 @@ const (
 	ErrorCodeCommandDenied      ErrorCode = "command_denied"
 	ErrorCodeCommandFailed      ErrorCode = "command_failed"
 	ErrorCodeSourceUnreachable  ErrorCode = "source_unreachable"
+	ErrorCodeConfigInvalid      ErrorCode = "config_invalid"
 	ErrorCodeOutputTooLarge     ErrorCode = "output_too_large"
 	ErrorCodeUnknownOperation   ErrorCode = "unknown_operation"
 	ErrorCodeCancelled          ErrorCode = "cancelled"

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/commands"
 	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/docs"
@@ -66,17 +67,12 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 	})
 	if len(cfg.Conventions.Document) > 0 {
 		if _, err := a.conventions(); err != nil {
-			return nil, err
+			return nil, &partError{pointer: "/conventions", err: err}
 		}
 	}
-
-	corpus, err := docs.Open(docs.Options{ProjectRoot: cfg.ProjectRoot, Root: cfg.Docs.Root, Exclude: cfg.Docs.Exclude})
+	corpus, runner, err := buildParts(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open docs: %w", err)
-	}
-	runner, err := commands.New(commandOptions(cfg))
-	if err != nil {
-		return nil, fmt.Errorf("configure commands: %w", err)
+		return nil, err
 	}
 	keys := append(shape.DefaultSensitiveKeys(), cfg.SensitiveKeys...)
 	a.Redactor = shape.NewRedactor(shape.RedactorOptions{
@@ -94,11 +90,39 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 	return a, nil
 }
 
+// partError is a part of the configuration file that passed its schema but that runlens cannot
+// build; pointer names the part in the file.
+type partError struct {
+	pointer string
+	err     error
+}
+
+func (e *partError) Error() string { return e.err.Error() }
+func (e *partError) Unwrap() error { return e.err }
+
+// buildParts builds the docs corpus and the command runner, which check what the schema cannot
+// (exclude patterns, the policy's rules); they open nothing yet.
+func buildParts(cfg *config.Config) (*docs.Corpus, *commands.Runner, error) {
+	corpus, err := docs.Open(docs.Options{ProjectRoot: cfg.ProjectRoot, Root: cfg.Docs.Root, Exclude: cfg.Docs.Exclude})
+	if err != nil {
+		return nil, nil, &partError{pointer: "/docs", err: fmt.Errorf("open docs: %w", err)}
+	}
+	runner, err := commands.New(commandOptions(cfg))
+	if err != nil {
+		return nil, nil, &partError{pointer: "/commands", err: fmt.Errorf("configure commands: %w", err)}
+	}
+	return corpus, runner, nil
+}
+
 // Handler returns the MCP handler for profile p.
 func (a *App) Handler(p server.Profile) *server.Handler {
+	var served gen.Flows = a.Flows
+	if a.ConfigInvalid() {
+		served = configInvalidFlows{a: a}
+	}
 	return server.New(server.Options{
 		Profile:  p,
-		Flows:    a.Flows,
+		Flows:    served,
 		Redactor: a.Redactor,
 		Budgets: server.Budgets{
 			Standard:    a.Config.Budgets.Standard,

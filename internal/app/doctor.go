@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"os"
 
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/config"
@@ -39,11 +38,10 @@ func (d appDoctor) deps() doctor.Deps {
 	}
 	if cfg.File != "" {
 		deps.CheckConfig = func() error {
-			data, err := os.ReadFile(cfg.File)
-			if err != nil {
-				return err
+			if p := a.fileProblem(); p != nil {
+				return p
 			}
-			return config.Check(config.FileName, data)
+			return nil
 		}
 	}
 	if cfg.Telemetry.Source.Kind == config.SourceSQLite || cfg.Telemetry.Source.Kind == "" {

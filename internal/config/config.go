@@ -21,6 +21,10 @@ type Config struct {
 	// File is the absolute path of the configuration file that was read, or "" when the
 	// project has none and only defaults apply.
 	File string
+	// FileProblems are the problems of File when it was loaded leniently (LoadLenient,
+	// LoadWithoutFile) and left out for them: the rest of the configuration is then the
+	// defaults under the environment and flags. Nil when the file was applied.
+	FileProblems Errors
 	// LogLevel is debug, info, warn or error; it comes only from the environment or a flag.
 	LogLevel string
 

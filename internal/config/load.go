@@ -39,6 +39,35 @@ func NewLoader(schemaJSON []byte, refs ...[]byte) (*Loader, error) {
 // directory). getenv may be nil (no environment). Every problem found is returned at once as
 // Errors, each naming its origin, JSON pointer, line and column, and a fix.
 func (l *Loader) Load(projectRoot string, getenv func(string) string, flags Overrides) (*Config, error) {
+	return l.load(projectRoot, getenv, flags, fileStrict, nil)
+}
+
+// LoadLenient is Load for a process that must keep serving when runlens.json is broken (`runlens
+// serve`: an agent that only sees "connection closed" cannot even ask the doctor why). When the
+// file has problems it is left out: the configuration is the defaults under the environment and
+// flags, with the file's problems in FileProblems. Problems of the environment or the flags are
+// still errors.
+func (l *Loader) LoadLenient(projectRoot string, getenv func(string) string, flags Overrides) (*Config, error) {
+	return l.load(projectRoot, getenv, flags, fileLenient, nil)
+}
+
+// LoadWithoutFile is LoadLenient for a file that passed its schema but that runlens cannot use
+// (conventions that do not load, a command policy that does not build): problems, which name
+// the file, become FileProblems, located in the file by their pointers.
+func (l *Loader) LoadWithoutFile(projectRoot string, getenv func(string) string, flags Overrides, problems Errors) (*Config, error) {
+	return l.load(projectRoot, getenv, flags, fileIgnored, problems)
+}
+
+// fileMode says what a load does with runlens.json.
+type fileMode int
+
+const (
+	fileStrict  fileMode = iota // its problems are errors
+	fileLenient                 // its problems leave it out and are kept in FileProblems
+	fileIgnored                 // it is left out; the given problems are kept
+)
+
+func (l *Loader) load(projectRoot string, getenv func(string) string, flags Overrides, mode fileMode, problems Errors) (*Config, error) {
 	root, err := resolveRoot(projectRoot, getenv, flags)
 	if err != nil {
 		return nil, err
@@ -46,8 +75,21 @@ func (l *Loader) Load(projectRoot string, getenv func(string) string, flags Over
 	cfg := Defaults(root)
 	var errs Errors
 
-	filePick, fileErrs := l.applyFileAt(cfg, filepath.Join(root, FileName))
-	errs = append(errs, fileErrs...)
+	path := filepath.Join(root, FileName)
+	var filePick chosen
+	switch mode {
+	case fileIgnored:
+		cfg.File, cfg.FileProblems = path, Locate(path, problems)
+	default:
+		var fileErrs Errors
+		filePick, fileErrs = l.applyFileAt(cfg, path)
+		if mode == fileLenient && len(fileErrs) > 0 {
+			cfg, filePick = Defaults(root), chosen{}
+			cfg.File, cfg.FileProblems = path, bounded(fileErrs)
+		} else {
+			errs = append(errs, fileErrs...)
+		}
+	}
 	picks, origins := []chosen{filePick}, []string{FileName}
 	for _, lay := range []layer{envLayer(getenv), flagLayer(flags)} {
 		pick, layErrs := applyLayer(cfg, lay)
@@ -62,6 +104,25 @@ func (l *Loader) Load(projectRoot string, getenv func(string) string, flags Over
 		cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, cfg.Telemetry.APIKeyEnv)
 	}
 	return cfg, nil
+}
+
+// Locate fills in the line and column of problems that have a pointer but no position, from
+// the file at path, and returns them.
+func Locate(path string, problems Errors) Errors {
+	data, err := readBounded(path)
+	if err != nil {
+		return problems
+	}
+	doc, err := parseDocument(data)
+	if err != nil {
+		return problems
+	}
+	for _, e := range problems {
+		if e.Pointer != "" && e.Line == 0 {
+			e.Line, e.Column = doc.locate(e.Pointer)
+		}
+	}
+	return problems
 }
 
 // Check validates configuration file bytes against the schema without applying them, for the

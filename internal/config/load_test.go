@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -582,5 +583,74 @@ func TestAFileNamingTwoDifferentStoresIsAnError(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Pointer != "/store/path" || e.Line != 2 || !strings.Contains(e.Problem, "two different files") {
 		t.Fatalf("Load error = %v, want /store/path at line 2 naming two different files", err)
+	}
+}
+
+func TestLenientLoadLeavesABrokenFileOutAndKeepsItsProblems(t *testing.T) {
+	tests := []struct {
+		name        string
+		file        string
+		wantPointer string
+		wantLine    int
+		wantCol     int
+		wantProblem string
+	}{
+		{
+			name:     "invalid JSON is kept with its line and column",
+			file:     "{\n  \"docs\": {\"root\": \"site\",}\n}",
+			wantLine: 2, wantCol: 27, wantProblem: "invalid JSON",
+		},
+		{
+			name:        "a key the schema does not know is kept with its pointer and position",
+			file:        "{\n  \"docs\": {\"rooot\": \"site\"}\n}",
+			wantPointer: "/docs/rooot", wantLine: 2, wantCol: 12, wantProblem: `unknown key "rooot"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, tt.file)
+			cfg, err := testLoader(t).LoadLenient(root, envOf(map[string]string{EnvProfile: "compact"}), Overrides{Receiver: "127.0.0.1:9"})
+			if err != nil {
+				t.Fatalf("LoadLenient: %v", err)
+			}
+			if len(cfg.FileProblems) == 0 {
+				t.Fatal("no FileProblems for a broken file")
+			}
+			e := cfg.FileProblems[0]
+			if e.Pointer != tt.wantPointer || e.Line != tt.wantLine || e.Column != tt.wantCol || !strings.Contains(e.Problem, tt.wantProblem) {
+				t.Errorf("problem = %+v, want %s at %d:%d saying %q", e, tt.wantPointer, tt.wantLine, tt.wantCol, tt.wantProblem)
+			}
+			if got := e.Location(root); got != fmt.Sprintf("runlens.json:%d:%d", tt.wantLine, tt.wantCol) {
+				t.Errorf("Location = %q, want the file relative to the project root", got)
+			}
+			if cfg.File != filepath.Join(root, FileName) || cfg.Docs.Root != filepath.Join(root, DefaultDocsRoot) {
+				t.Errorf("file %q, docs root %q; want the file named and its settings left out", cfg.File, cfg.Docs.Root)
+			}
+			if cfg.MCP.Profile != "compact" || cfg.Receiver.Address != "127.0.0.1:9" {
+				t.Errorf("profile %q, receiver %q; want the environment and flags still applied", cfg.MCP.Profile, cfg.Receiver.Address)
+			}
+		})
+	}
+}
+
+func TestLenientLoadStillRefusesABadFlagAndAppliesAGoodFile(t *testing.T) {
+	root := project(t, `{"docs": {"root": "site"}}`)
+	if _, err := testLoader(t).LoadLenient(root, nil, Overrides{Profile: "tiny"}); err == nil {
+		t.Error("a bad --profile loaded leniently")
+	}
+	cfg, err := testLoader(t).LoadLenient(root, nil, Overrides{})
+	if err != nil || cfg.FileProblems != nil || cfg.Docs.Root != filepath.Join(root, "site") {
+		t.Fatalf("a valid file loaded leniently: %v, problems %v, docs root %q", err, cfg.FileProblems, cfg.Docs.Root)
+	}
+}
+
+func TestLoadWithoutFileLocatesTheProblemsByPointer(t *testing.T) {
+	root := project(t, "{\n  \"conventions\": {\"preset\": \"otel\"}\n}")
+	cfg, err := testLoader(t).LoadWithoutFile(root, nil, Overrides{}, Errors{{Origin: filepath.Join(root, FileName), Pointer: "/conventions", Problem: "does not load"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := cfg.FileProblems[0]; e.Line != 2 || e.Column != 3 || cfg.Conventions.Document != nil {
+		t.Errorf("problem %+v, conventions %s; want it located at 2:3 and the file left out", e, cfg.Conventions.Document)
 	}
 }

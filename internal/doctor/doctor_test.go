@@ -189,3 +189,13 @@ func TestASourceProblemFailsTheSourceAndStoreFamiliesWithItsOwnFix(t *testing.T)
 		t.Errorf("store_open = %+v, want a fail with the problem's own fix", open)
 	}
 }
+
+func TestWorkspaceFamilyShowsAConfigProblemsOwnLocationAndFix(t *testing.T) {
+	problem := fixedProblem{msg: "Invalid configuration at runlens.json:2:27: invalid JSON.", fix: "Correct the JSON syntax at this position."}
+	d := Deps{ConfigFile: "runlens.json", CheckConfig: func() error { return problem }}
+	rep := Run(context.Background(), Families(d, ""), FamilyWorkspace)
+	c := rep.Families[0].Checks[0]
+	if c.Name != "config_valid" || c.Status != Fail || c.Summary != problem.msg || c.Fix != problem.fix {
+		t.Fatalf("check = %+v, want the problem's own summary and fix", c)
+	}
+}

@@ -245,7 +245,13 @@ func workspaceChecks(ctx context.Context, d Deps) ([]Check, error) {
 		checks = append(checks, Check{Name: "config_valid", Status: Pass, Summary: "No runlens.json; the documented defaults apply."})
 	case d.CheckConfig != nil:
 		if err := d.CheckConfig(); err != nil {
-			checks = append(checks, Check{Name: "config_valid", Status: Fail, Summary: "runlens.json is invalid: " + firstLine(err.Error()), Fix: "Fix the key named above; the published config.schema.json lists every key."})
+			summary := "runlens.json is invalid: " + firstLine(err.Error())
+			var f Fixer
+			if errors.As(err, &f) {
+				summary = firstLine(err.Error()) // it names the file and position itself
+			}
+			checks = append(checks, Check{Name: "config_valid", Status: Fail, Summary: summary,
+				Fix: fixOf(err, "Fix the key named above; the published config.schema.json lists every key.")})
 		} else {
 			checks = append(checks, Check{Name: "config_valid", Status: Pass, Summary: "runlens.json is valid."})
 		}
