@@ -16,9 +16,9 @@ import (
 func TestProbeTellsTwoStoresApart(t *testing.T) {
 	var ids []string
 	for range 2 {
-		url, st := startReceiver(t, Options{})
+		_, st := startReceiver(t, Options{})
 		// Serve the same store again, this time saying whose it is.
-		url = serveSink(t, st, Options{StoreID: StoreID(st.InstanceID())})
+		url := serveSink(t, st, Options{StoreID: StoreID(st.InstanceID())})
 		id, err := Probe(context.Background(), url[len("http://"):])
 		if err != nil {
 			t.Fatalf("probe: %v", err)
