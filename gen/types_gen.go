@@ -1113,10 +1113,16 @@ type SearchDocsOutput struct {
 
 	// Paging.
 	Page Page `json:"page"`
+
+	// Query words no doc has.
+	UnmatchedTerms []string `json:"unmatchedTerms,omitzero"`
 }
 
 // One match.
 type SearchDocsOutputMatch struct {
+	// Query words found here.
+	MatchedTerms []string `json:"matchedTerms,omitzero"`
+
 	// Score.
 	Score float64 `json:"score"`
 
