@@ -319,6 +319,7 @@ const (
 	ErrorCodeCommandDenied      ErrorCode = "command_denied"
 	ErrorCodeCommandFailed      ErrorCode = "command_failed"
 	ErrorCodeSourceUnreachable  ErrorCode = "source_unreachable"
+	ErrorCodeConfigInvalid      ErrorCode = "config_invalid"
 	ErrorCodeOutputTooLarge     ErrorCode = "output_too_large"
 	ErrorCodeUnknownOperation   ErrorCode = "unknown_operation"
 	ErrorCodeCancelled          ErrorCode = "cancelled"
@@ -476,7 +477,36 @@ type GetAppStatusOutputSource struct {
 
 	// It answered.
 	Reachable bool `json:"reachable"`
+
+	// Who receives OTLP.
+	Receiver *GetAppStatusOutputSourceReceiver `json:"receiver,omitzero"`
 }
+
+// Who receives OTLP.
+type GetAppStatusOutputSourceReceiver struct {
+	// host:port.
+	Address string `json:"address"`
+
+	// What it means and the fix.
+	Note *string `json:"note,omitzero"`
+
+	// hosted: here; shared: another runlens, this store; foreign: another store or
+	// not runlens; off: none.
+	State GetAppStatusOutputSourceReceiverState `json:"state"`
+}
+
+// hosted: here; shared: another runlens, this store; foreign: another store or not runlens; off:
+// none.
+type GetAppStatusOutputSourceReceiverState string
+
+// The values of GetAppStatusOutputSourceReceiverState.
+const (
+	GetAppStatusOutputSourceReceiverStateHosted  GetAppStatusOutputSourceReceiverState = "hosted"
+	GetAppStatusOutputSourceReceiverStateShared  GetAppStatusOutputSourceReceiverState = "shared"
+	GetAppStatusOutputSourceReceiverStateForeign GetAppStatusOutputSourceReceiverState = "foreign"
+	GetAppStatusOutputSourceReceiverStateOff     GetAppStatusOutputSourceReceiverState = "off"
+	GetAppStatusOutputSourceReceiverStateUnknown GetAppStatusOutputSourceReceiverState = "unknown"
+)
 
 // Which doc to read.
 type GetDocInput struct {
@@ -1138,10 +1168,16 @@ type SearchDocsOutput struct {
 
 	// Paging.
 	Page Page `json:"page"`
+
+	// Query words no doc has.
+	UnmatchedTerms []string `json:"unmatchedTerms,omitzero"`
 }
 
 // One match.
 type SearchDocsOutputMatch struct {
+	// Query words found here.
+	MatchedTerms []string `json:"matchedTerms,omitzero"`
+
 	// Score.
 	Score float64 `json:"score"`
 

@@ -32,6 +32,9 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 	if info.NewestDataMs > 0 {
 		out.Source.NewestDataUnixMs = ptr(int(info.NewestDataMs))
 	}
+	if f.Receiver != nil {
+		out.Source.Receiver = f.Receiver(ctx)
+	}
 	st, err := src.Status(ctx, telemetry.StatusQuery{Window: w, Service: deref(in.Service)})
 	if err != nil {
 		if errors.Is(err, telemetry.ErrUnreachable) {
