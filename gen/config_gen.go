@@ -78,6 +78,11 @@ type ConfigCatalogEntry struct {
 	// test or db migrate.
 	Path string `json:"path"`
 
+	// Whether runlens points the command's OpenTelemetry exporters at its receiver
+	// and reports what the run sent (default true; false leaves the environment as it
+	// is).
+	Telemetry *bool `json:"telemetry,omitzero"`
+
 	// This command's timeout when the call asks for none; still capped by
 	// maxTimeoutMs.
 	TimeoutMs *int `json:"timeoutMs,omitzero"`

@@ -82,6 +82,9 @@ type AnalyzeServicePerformanceInput struct {
 	// Answer size.
 	Detail Detail `json:"detail,omitzero"`
 
+	// Only one execute_command run's telemetry (its telemetry.invocationId).
+	Invocation *string `json:"invocation,omitzero"`
+
 	// Max top operations.
 	Limit int `json:"limit,omitzero"`
 
@@ -367,6 +370,12 @@ type ExecuteCommandOutput struct {
 	// pass: exit 0.
 	Status ExecuteCommandOutputStatus `json:"status"`
 
+	// What the run's processes sent to runlens, when it pointed them at its receiver.
+	Telemetry *ExecuteCommandOutputTelemetry `json:"telemetry,omitzero"`
+
+	// Why telemetry is not reported, when it is not.
+	TelemetryNote *string `json:"telemetryNote,omitzero"`
+
 	// Timed out.
 	TimedOut bool `json:"timedOut"`
 
@@ -382,6 +391,73 @@ const (
 	ExecuteCommandOutputStatusPass ExecuteCommandOutputStatus = "pass"
 	ExecuteCommandOutputStatusFail ExecuteCommandOutputStatus = "fail"
 )
+
+// What the run's processes sent to runlens, when it pointed them at its receiver.
+type ExecuteCommandOutputTelemetry struct {
+	// Error logs.
+	ErrorLogs *int `json:"errorLogs,omitzero"`
+
+	// Failures, grouped.
+	Errors []ExecuteCommandOutputTelemetryError `json:"errors,omitzero"`
+
+	// Pass as invocation to list_runs, get_recent_errors,
+	// analyze_service_performance.
+	InvocationID string `json:"invocationId"`
+
+	// A read bound cut what was counted.
+	Limited *bool `json:"limited,omitzero"`
+
+	// Other logs.
+	OtherLogs *int `json:"otherLogs,omitzero"`
+
+	// Runs, newest first.
+	RunIDs []string `json:"runIds,omitzero"`
+
+	// Services that sent.
+	Services []string `json:"services,omitzero"`
+
+	// Slowest entry spans.
+	Slowest []ExecuteCommandOutputTelemetrySlowestItem `json:"slowest,omitzero"`
+
+	// Spans received.
+	Spans int `json:"spans"`
+
+	// Warning logs.
+	WarnLogs *int `json:"warnLogs,omitzero"`
+}
+
+// One failure group.
+type ExecuteCommandOutputTelemetryError struct {
+	// Occurrences.
+	Count int `json:"count"`
+
+	// Exception type.
+	ExceptionType *string `json:"exceptionType,omitzero"`
+
+	// file:line in function, in the project.
+	Location *string `json:"location,omitzero"`
+
+	// Sample message.
+	Message string `json:"message"`
+
+	// A run to open with get_run.
+	RunID *string `json:"runId,omitzero"`
+
+	// Where it started.
+	Service string `json:"service"`
+}
+
+// One span.
+type ExecuteCommandOutputTelemetrySlowestItem struct {
+	// ms.
+	DurationMs float64 `json:"durationMs"`
+
+	// Span name.
+	Name string `json:"name"`
+
+	// Service.
+	Service string `json:"service"`
+}
 
 // Filters for the status verdict.
 type GetAppStatusInput struct {
@@ -638,6 +714,9 @@ type GetRecentErrorsInput struct {
 
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
+
+	// Only one execute_command run's telemetry (its telemetry.invocationId).
+	Invocation *string `json:"invocation,omitzero"`
 
 	// Max groups.
 	Limit int `json:"limit,omitzero"`
@@ -938,6 +1017,9 @@ type ListRunsInput struct {
 
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
+
+	// Only one execute_command run's telemetry (its telemetry.invocationId).
+	Invocation *string `json:"invocation,omitzero"`
 
 	// Max runs.
 	Limit int `json:"limit,omitzero"`

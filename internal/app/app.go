@@ -260,7 +260,7 @@ func commandOptions(cfg *config.Config) commands.Options {
 		},
 	}
 	for _, e := range c.Catalog {
-		o.Declared = append(o.Declared, commands.Command{Path: e.Path, Argv: e.Argv, Description: e.Description, Usage: e.Usage, Timeout: e.Timeout})
+		o.Declared = append(o.Declared, commands.Command{Path: e.Path, Argv: e.Argv, Description: e.Description, Usage: e.Usage, Timeout: e.Timeout, NoTelemetry: e.NoTelemetry})
 	}
 	for _, r := range c.Allow {
 		o.Allow = append(o.Allow, commands.Rule{Name: r.Name, Prefix: r.Prefix})

@@ -145,6 +145,14 @@ func (l *lazySource) Spans(ctx context.Context, refs []telemetry.SpanRef) ([]tel
 	return s.Spans(ctx, refs)
 }
 
+func (l *lazySource) Invocation(ctx context.Context, q telemetry.InvocationQuery) (telemetry.InvocationReport, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.InvocationReport{}, err
+	}
+	return s.Invocation(ctx, q)
+}
+
 // unsupportedSource stands for a configured backend this build cannot read: every query says
 // so as an unreachable source, which the tools and the doctor report with a fix.
 type unsupportedSource struct{ info telemetry.SourceInfo }
@@ -183,6 +191,9 @@ func (u unsupportedSource) Fingerprint(context.Context) (telemetry.Snapshot, err
 func (u unsupportedSource) Describe(context.Context) telemetry.SourceInfo { return u.info }
 func (u unsupportedSource) Spans(context.Context, []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
 	return nil, u.err()
+}
+func (u unsupportedSource) Invocation(context.Context, telemetry.InvocationQuery) (telemetry.InvocationReport, error) {
+	return telemetry.InvocationReport{}, u.err()
 }
 func (u unsupportedSource) Instrumentation(context.Context, telemetry.InstrumentationQuery) (telemetry.Instrumentation, error) {
 	return telemetry.Instrumentation{}, u.err()

@@ -119,6 +119,8 @@ type CatalogEntry struct {
 	Usage       string
 	// Timeout is zero when the entry declares none.
 	Timeout time.Duration
+	// NoTelemetry leaves the command's OpenTelemetry environment alone ("telemetry": false).
+	NoTelemetry bool
 }
 
 // Rule is one policy rule: its name, the tokens a command must begin with (an allow rule) or

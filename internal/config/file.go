@@ -72,6 +72,7 @@ type fileCatalogEntry struct {
 	Description string   `json:"description"`
 	Usage       string   `json:"usage"`
 	TimeoutMs   int64    `json:"timeoutMs"`
+	Telemetry   *bool    `json:"telemetry"`
 }
 
 type fileRule struct {
@@ -196,6 +197,7 @@ func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
 			Description: e.Description,
 			Usage:       e.Usage,
 			Timeout:     time.Duration(e.TimeoutMs) * time.Millisecond,
+			NoTelemetry: e.Telemetry != nil && !*e.Telemetry,
 		})
 	}
 	if d := c.Discover; d != nil {

@@ -92,7 +92,7 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 		limit = 1 // only the total is reported; read as little as possible
 	}
 	page, err := src.Runs(ctx, telemetry.RunsQuery{
-		Window: w, Service: deref(in.Service), Domain: deref(in.Domain), Status: derefStatus(in.Status),
+		Window: w, Service: deref(in.Service), Domain: deref(in.Domain), Status: derefStatus(in.Status), Invocation: deref(in.Invocation),
 		Offset: offset, Limit: limit, AsOf: snap.AsOf,
 	})
 	if err != nil {
@@ -241,7 +241,7 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 	if err != nil {
 		return gen.GetRecentErrorsOutput{}, err
 	}
-	rep, err := src.Errors(ctx, telemetry.ErrorsQuery{Window: w, Service: deref(in.Service), Domain: deref(in.Domain), AsOf: snap.AsOf})
+	rep, err := src.Errors(ctx, telemetry.ErrorsQuery{Window: w, Service: deref(in.Service), Domain: deref(in.Domain), AsOf: snap.AsOf, Invocation: deref(in.Invocation)})
 	if err != nil {
 		return gen.GetRecentErrorsOutput{}, telemetryErr(err)
 	}
