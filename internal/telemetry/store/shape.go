@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/runlens/runlens/internal/telemetry"
 )
@@ -37,6 +38,10 @@ const (
 	maxShapedLogs = 1000
 )
 
+// traceRowsRead counts the stored spans the trace-level maintenance read, so a test can hold
+// ingest to its bound.
+var traceRowsRead atomic.Int64
+
 // spanKey identifies the spans carrying one span id in one trace.
 type spanKey struct{ trace, span string }
 
@@ -49,21 +54,28 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 		k := spanKey{b.recs[i].row.TraceID, b.recs[i].row.SpanID}
 		inBatch[k] = append(inBatch[k], i)
 	}
-	var children []storedSpan
+	// The stored revisable spans below the batch's spans: first which traces have any (a seek
+	// each), then, in those, the ones whose parent id a batch span carries (a seek each).
+	var withRevisable []string
 	err := inChunks(ctx, b.traces, tx.StmtContext(ctx, st.revisable), tx.StmtContext(ctx, st.revisableFew),
 		func(rows *sql.Rows) error {
-			var c storedSpan
-			if err := rows.Scan(&c.seq, &c.row.TraceID, &c.row.SpanID, &c.row.ParentSpanID, &c.row.Kind, &c.row.Service,
-				&c.row.StatusCode); err != nil {
-				return err
-			}
-			if _, ok := inBatch[spanKey{c.row.TraceID, c.row.ParentSpanID}]; ok {
-				children = append(children, c)
-			}
-			return nil
+			var t string
+			err := rows.Scan(&t)
+			withRevisable = append(withRevisable, t)
+			return err
 		})
 	if err != nil {
 		return fmt.Errorf("find revisable spans: %w", err)
+	}
+	var below []spanKey
+	for _, t := range withRevisable {
+		for _, i := range b.byTrace[t] {
+			below = append(below, spanKey{t, b.recs[i].row.SpanID})
+		}
+	}
+	children, err := revisableBelow(ctx, tx, below)
+	if err != nil {
+		return err
 	}
 	need := map[spanKey]bool{}
 	var pending []int
@@ -94,15 +106,64 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 		r := &b.recs[i]
 		entry[i] = entryGiven(r.row, parents(spanKey{r.row.TraceID, r.row.ParentSpanID}))
 	}
+	var settled []int64
 	for _, c := range children {
-		if entryGiven(c.row, parents(spanKey{c.row.TraceID, c.row.ParentSpanID})) {
-			continue
+		if !entryGiven(c.row, parents(spanKey{c.row.TraceID, c.row.ParentSpanID})) {
+			settled = append(settled, c.seq)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE `+TracesTable+` SET IsEntry = 0, EntryRevisable = 0 WHERE Seq = ?`, c.seq); err != nil {
-			return fmt.Errorf("settle entry span: %w", err)
+	}
+	return updateSeqs(ctx, tx, `UPDATE `+TracesTable+` SET IsEntry = 0, EntryRevisable = 0`, settled)
+}
+
+// updateSeqs runs update (an UPDATE without WHERE) on the rows with the given sequence
+// numbers, a few hundred at a time.
+func updateSeqs(ctx context.Context, tx *sql.Tx, update string, seqs []int64) error {
+	const chunk = 500
+	for lo := 0; lo < len(seqs); lo += chunk {
+		part := seqs[lo:min(lo+chunk, len(seqs))]
+		args := make([]any, len(part))
+		for i, v := range part {
+			args[i] = v
+		}
+		if _, err := tx.ExecContext(ctx, update+` WHERE Seq IN (`+placeholders(len(part))+`)`, args...); err != nil {
+			return fmt.Errorf("settle entry spans: %w", err)
 		}
 	}
 	return nil
+}
+
+// revisableBelow reads the stored revisable spans whose (trace, parent id) is one of keys.
+func revisableBelow(ctx context.Context, q queryer, keys []spanKey) ([]storedSpan, error) {
+	var out []storedSpan
+	const chunk = 200
+	for lo := 0; lo < len(keys); lo += chunk {
+		part := keys[lo:min(lo+chunk, len(keys))]
+		args := make([]any, 0, 2*len(part))
+		for _, k := range part {
+			args = append(args, k.trace, k.span)
+		}
+		rows, err := q.QueryContext(ctx, `SELECT Seq, TraceId, SpanId, ParentSpanId, SpanKind, ServiceName, StatusCode FROM `+
+			TracesTable+` INDEXED BY otel_traces_revisable WHERE EntryRevisable = 1 AND (TraceId, ParentSpanId) IN (VALUES `+
+			pairs(len(part))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("find revisable spans: %w", err)
+		}
+		for rows.Next() {
+			var c storedSpan
+			if err := rows.Scan(&c.seq, &c.row.TraceID, &c.row.SpanID, &c.row.ParentSpanID, &c.row.Kind, &c.row.Service,
+				&c.row.StatusCode); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("find revisable spans: %w", err)
+			}
+			out = append(out, c)
+			traceRowsRead.Add(1)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("find revisable spans: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // entryGiven is ShapeTrace's entry flag of s given the spans carrying its parent's id.
@@ -144,6 +205,7 @@ func spansByID(ctx context.Context, q queryer, keys map[spanKey]bool) (map[spanK
 			}
 			k := spanKey{r.TraceID, r.SpanID}
 			out[k] = append(out[k], r)
+			traceRowsRead.Add(1)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -331,6 +393,7 @@ func loadTrace(ctx context.Context, q queryer, t string) ([]telemetry.SpanRow, [
 		r.Attributes, r.Events = decodeAttrs(attrs), decodeEvents(events)
 		spans = append(spans, r)
 		seqs = append(seqs, seq)
+		traceRowsRead.Add(1)
 		cur = append(cur, c)
 	}
 	return spans, seqs, cur, rows.Err()

@@ -106,7 +106,8 @@ type statements struct {
 	insertSpans [spanShapes]*sql.Stmt
 	insertLog   *sql.Stmt
 	insertLogs  *sql.Stmt
-	// Probes and updates over idChunk trace ids (…Few: fewIDs).
+	// Probes and updates over idChunk trace ids (…Few: fewIDs): which traces have a stored
+	// error span, which have a stored revisable span.
 	storedErrorTraces    *sql.Stmt
 	storedFewErrorTraces *sql.Stmt
 	revisable            *sql.Stmt
@@ -149,11 +150,18 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 		prep(dst, prefix+many+suffix)
 		prep(dstFew, prefix+few+suffix)
 	}
-	both(&st.storedErrorTraces, &st.storedFewErrorTraces,
-		`SELECT DISTINCT TraceId FROM `+TracesTable+` INDEXED BY otel_traces_error_traces WHERE IsError = 1 AND TraceId IN `, ``)
-	both(&st.revisable, &st.revisableFew,
-		`SELECT Seq, TraceId, SpanId, ParentSpanId, SpanKind, ServiceName, StatusCode FROM `+TracesTable+
-			` INDEXED BY otel_traces_revisable WHERE EntryRevisable = 1 AND TraceId IN `, ``)
+	// Which of the ids have a row in an index: one seek each, however many rows a trace has.
+	exists := func(dst, dstFew **sql.Stmt, index, cond string) {
+		for _, c := range []struct {
+			dst **sql.Stmt
+			n   int
+		}{{dst, idChunk}, {dstFew, fewIDs}} {
+			prep(c.dst, `WITH b(id) AS (VALUES `+strings.TrimSuffix(strings.Repeat("(?), ", c.n), ", ")+`) SELECT id FROM b
+				WHERE EXISTS (SELECT 1 FROM `+TracesTable+` INDEXED BY `+index+` WHERE `+cond+` AND TraceId = b.id)`)
+		}
+	}
+	exists(&st.storedErrorTraces, &st.storedFewErrorTraces, "otel_traces_error_traces", "IsError = 1")
+	exists(&st.revisable, &st.revisableFew, "otel_traces_revisable", "EntryRevisable = 1")
 	both(&st.markTraceErrored, &st.markFewTraceErrored,
 		`UPDATE `+TracesTable+` SET TraceErrored = 1, RunErrored = (COALESCE(RunVerdict, 0) >> 1) & 1
 		WHERE IsRoot = 1 AND TraceErrored = 0 AND TraceId IN `,
