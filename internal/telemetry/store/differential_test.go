@@ -173,7 +173,9 @@ func (src sources) compareAll(t *testing.T, conv *conventions.Conventions, windo
 // aligned on the rollup buckets and ones ragged at both ends, one inside a bucket, one empty.
 func windowsAround(now time.Time, span time.Duration) []telemetry.Window {
 	end := now.UnixMilli()
-	last := func(d time.Duration) telemetry.Window { return telemetry.Window{StartMs: end - d.Milliseconds(), EndMs: end} }
+	last := func(d time.Duration) telemetry.Window {
+		return telemetry.Window{StartMs: end - d.Milliseconds(), EndMs: end}
+	}
 	const bucketMs = 5 * 60 * 1000
 	aligned := end / bucketMs * bucketMs
 	return []telemetry.Window{
