@@ -211,6 +211,12 @@ func TestDerivedColumnsAndRollupsStayExactThroughIngestAndPruning(t *testing.T) 
 		t.Fatalf("Prune deleted %d rows (%v); the data spans three hours and the retention one", deleted, err)
 	}
 	checkDerived(t, s)
+	// What is left answers as it does in memory: traces cut by the retention lost parents
+	// (their spans may now be entries), error spans and records.
+	conv := conventions.Default()
+	src := sourcesOver(s, mirrorOf(t, s), conv)
+	windows := windowsAround(now, time.Hour)[:3]
+	src.compareAll(t, conv, windows, runIDsOf(t, src.mem, windows[0]))
 
 	small := openTestStore(t, Options{MaxBytes: 256 << 10})
 	deliver(t, small, nil, newRandomTelemetry(2, 1500, now, 3*time.Hour))

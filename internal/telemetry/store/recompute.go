@@ -258,7 +258,7 @@ func recomputeSpans(ctx context.Context, tx *sql.Tx, st *statements, state recom
 			verdict = sql.NullInt64{Int64: d.Verdict, Valid: true}
 		}
 		if d == r.d && verdict == r.verdict && entry == r.isEntry && revisable == r.revisable &&
-			errored == (isRoot && r.traceErrored) && runErr == r.runErr {
+			errored == r.traceErrored && runErr == r.runErr {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE `+TracesTable+` SET RunId = ?, Domain = ?, RunVerdict = ?, JobId = ?, JobName = ?,
