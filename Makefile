@@ -9,6 +9,11 @@ BIN       ?= bin/runlens
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 FUZZTIME  ?= 10s
+# The PostgreSQL server programs for the real-instrumentation end-to-end test: Debian keeps them
+# off PATH in /usr/lib/postgresql/<major>/bin; the newest major wins. Override with
+# RUNLENS_PG_BIN=DIR; .ci/install-deps installs the server when it is missing.
+RUNLENS_PG_BIN ?= $(shell ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4,4n | tail -n 1)
+export RUNLENS_PG_BIN
 
 .PHONY: help
 help: ## Show this help.

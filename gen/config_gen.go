@@ -109,17 +109,26 @@ type ConfigCommands struct {
 	// 16384).
 	OutputTailBytes *int `json:"outputTailBytes,omitzero"`
 
-	// Default-deny policy. Rules match the command path tokens followed by the
-	// arguments; any deny match wins, then the first allow match; anything else is
-	// denied.
+	// Default-deny policy: any deny match wins, then the first allow match; anything
+	// else is denied. Allow rules match the command path tokens followed by the
+	// arguments as a prefix, exactly; deny rules match a flag wherever it appears, in
+	// --flag=value or --flag value form, ignoring case and surrounding blanks.
 	Policy *ConfigCommandsPolicy `json:"policy,omitzero"`
 
-	// Environment variables removed from every executed command's environment.
-	// Setting this replaces the default list (*_TOKEN, *_SECRET, *_SECRET_*,
-	// *_SECRET_KEY, *_API_KEY, *_APIKEY, *_ACCESS_KEY, *_ACCESS_KEY_ID,
-	// *_PRIVATE_KEY, *PASSWORD*, *_CREDENTIALS); RUNLENS_* and the telemetry
-	// apiKeyEnv variable are always removed. A leading or trailing * matches any run
-	// of characters.
+	// Environment variables removed from every executed command's environment; their
+	// values are also scrubbed from every answer. Setting this replaces the default
+	// list (*_TOKEN, *_TOKEN_*, TOKEN, *_ACCESSTOKEN, *_SECRET*, SECRET, SECRET_*,
+	// *PASSWORD*, *_PASSWD, PASSWD, *_PWD, *_PASS, *_PASSPHRASE, *_PAT, *_CREDENTIAL,
+	// *_CREDENTIALS, CREDENTIALS, *_AUTH, *_KEY, *_APIKEY, APIKEY, API_KEY,
+	// PRIVATE_KEY, *_ACCESS_KEY_ID, *_DSN, DSN, *_CONNECTION_STRING,
+	// CONNECTION_STRING, *_URL, *_URI, *_COOKIE, *_JWT, *_JWT_*, *_WEBHOOK,
+	// *_WEBHOOK_URL) for the command environment; the redactor keeps scrubbing the
+	// default list's values. RUNLENS_* and the telemetry apiKeyEnv variable are
+	// always removed. A leading or trailing * matches any run of characters, ignoring
+	// case; *_URL and *_URI match only a value that is a URL carrying a password; a
+	// pattern with a * never matches PWD, OLDPWD, HOME, *PATH, *_DIR, *_FILE,
+	// certificate bundles (*_CA_BUNDLE, *_CA_CERTS, SSL_CERT_*, …) or public keys,
+	// while a name listed without a * always matches.
 	SecretEnv []string `json:"secretEnv,omitzero"`
 }
 
@@ -134,15 +143,38 @@ type ConfigCommandsDiscover struct {
 	PackageJSON *bool `json:"packageJson,omitzero"`
 }
 
-// Default-deny policy. Rules match the command path tokens followed by the
-// arguments; any deny match wins, then the first allow match; anything else is
-// denied.
+// Default-deny policy: any deny match wins, then the first allow match; anything
+// else is denied. Allow rules match the command path tokens followed by the
+// arguments as a prefix, exactly; deny rules match a flag wherever it appears, in
+// --flag=value or --flag value form, ignoring case and surrounding blanks.
 type ConfigCommandsPolicy struct {
 	// Ordered allow rules (default none: nothing may run).
 	Allow []ConfigRule `json:"allow,omitzero"`
 
 	// Deny rules; any match denies, whatever the allow rules say.
-	Deny []ConfigRule `json:"deny,omitzero"`
+	Deny []ConfigDenyRule `json:"deny,omitzero"`
+}
+
+// A deny rule. Its tokens before the first flag are the command path and
+// positional words, each of which must appear (words after the path anywhere among
+// the arguments, in order); every flag token of prefix (a plain token right after
+// a flag is its value: ["--env", "prod"] means --env=prod) must appear anywhere in
+// the arguments, as --flag=value or --flag value, with one or two dashes or as a
+// --abbreviation. Tokens compare after trimming surrounding blanks, control and
+// format characters and ignoring case. A flag without a value denies it with any
+// value.
+type ConfigDenyRule struct {
+	// Flags of which any one, anywhere in the arguments and in any of the forms
+	// above, denies the call, for example ["--force", "-f", "--env=prod"]; list every
+	// alias and spelling a program accepts.
+	Flags []string `json:"flags,omitzero"`
+
+	// The rule's name, reported by list_commands and in command_denied errors.
+	Name string `json:"name"`
+
+	// The command path and what the call must contain, for example ["db", "migrate",
+	// "--env=prod"]; a first token that is a flag makes the rule cover every command.
+	Prefix []string `json:"prefix"`
 }
 
 // The project's Markdown documentation served by search_docs, list_docs and
@@ -193,7 +225,7 @@ type ConfigReceiver struct {
 	Enabled *bool `json:"enabled,omitzero"`
 }
 
-// A policy rule: it matches when the command path tokens followed by the arguments
+// An allow rule: it matches when the command path tokens followed by the arguments
 // begin with prefix, token by token, exactly and case-sensitively.
 type ConfigRule struct {
 	// The rule's name, reported by list_commands and in command_denied errors.
@@ -332,6 +364,12 @@ type ConventionsDomainRuleWhen struct {
 // Attribute keys that make a completed span a job execution and describe it; each
 // list is tried in order and the first non-empty value wins.
 type ConventionsJob struct {
+	// Status words (compared case-insensitively, surrounding spaces ignored) that
+	// mean a run or job failed; any other word means it succeeded. Without a status
+	// word, a run failed when one of its spans has status Error or its exit code is
+	// not 0.
+	ErrorStatuses []string `json:"errorStatuses,omitzero"`
+
 	// Keys holding the exit code, as an integer or an integer written as a string.
 	ExitCodeKeys []string `json:"exitCodeKeys,omitzero"`
 

@@ -11,7 +11,7 @@ func (in *AnalyzeDBBottlenecksInput) ApplyDefaults() {
 		in.Limit = 5
 	}
 	if in.Window == "" {
-		in.Window = "15m"
+		in.Window = "1h"
 	}
 }
 
@@ -24,7 +24,7 @@ func (in *AnalyzeServicePerformanceInput) ApplyDefaults() {
 		in.Limit = 5
 	}
 	if in.Window == "" {
-		in.Window = "15m"
+		in.Window = "1h"
 	}
 }
 
@@ -48,7 +48,7 @@ func (in *GetAppStatusInput) ApplyDefaults() {
 		in.Detail = DetailStandard
 	}
 	if in.Window == "" {
-		in.Window = "15m"
+		in.Window = "1h"
 	}
 }
 

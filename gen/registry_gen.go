@@ -190,7 +190,7 @@ var CompactTools = []Tool{
 	{
 		Name:         ToolRunlensCapabilities,
 		Title:        "Capabilities",
-		Description:  "What runlens can answer here: sources and operations with their input schemas.",
+		Description:  "What runlens can answer here: sources and operations with their arguments; name an operation for its input schema.",
 		Family:       "meta",
 		Annotations:  Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:       Budget{Standard: 16384, Summary: 4096},

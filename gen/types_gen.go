@@ -25,10 +25,16 @@ type AnalyzeDBBottlenecksInput struct {
 
 // Costliest db operations.
 type AnalyzeDBBottlenecksOutput struct {
+	// Systems seen, when none matched.
+	KnownSystems []string `json:"knownSystems,omitzero"`
+
 	// Costliest first.
 	Operations []AnalyzeDBBottlenecksOutputOperation `json:"operations,omitzero"`
 
-	// Database spans.
+	// Operations paging.
+	Page Page `json:"page"`
+
+	// Query spans.
 	SampleCount int `json:"sampleCount"`
 
 	// Coverage.
@@ -57,6 +63,9 @@ type AnalyzeDBBottlenecksOutputOperation struct {
 
 	// Share of time.
 	ShareOfTotal float64 `json:"shareOfTotal"`
+
+	// Normalized query, literals as ?.
+	Statement *string `json:"statement,omitzero"`
 
 	// Db system.
 	System *string `json:"system,omitzero"`
@@ -103,10 +112,10 @@ type AnalyzeServicePerformanceOutput struct {
 	// Mean, ms.
 	AverageDurationMs float64 `json:"averageDurationMs"`
 
-	// Versus compareTo.
+	// Versus compareTo; metrics only when both windows have samples.
 	Comparison *AnalyzeServicePerformanceOutputComparison `json:"comparison,omitzero"`
 
-	// Error spans.
+	// Failed ones.
 	ErrorCount int `json:"errorCount"`
 
 	// Error share.
@@ -117,6 +126,9 @@ type AnalyzeServicePerformanceOutput struct {
 
 	// Next step.
 	Hint *string `json:"hint,omitzero"`
+
+	// Entry operations, when none matched.
+	KnownOperations []string `json:"knownOperations,omitzero"`
 
 	// Known services.
 	KnownServices []string `json:"knownServices,omitzero"`
@@ -130,7 +142,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// p99, ms.
 	P99DurationMs float64 `json:"p99DurationMs"`
 
-	// Spans.
+	// Entry spans (or the operation's spans).
 	SampleCount int `json:"sampleCount"`
 
 	// Coverage.
@@ -142,32 +154,41 @@ type AnalyzeServicePerformanceOutput struct {
 	// Window start, epoch ms.
 	SinceUnixMs int `json:"sinceUnixMs"`
 
-	// Spans/min.
+	// Samples/min.
 	ThroughputPerMinute float64 `json:"throughputPerMinute"`
 
 	// Slowest first.
 	TopOperations []AnalyzeServicePerformanceOutputTopOperation `json:"topOperations,omitzero"`
 }
 
-// Versus compareTo.
+// Versus compareTo; metrics only when both windows have samples.
 type AnalyzeServicePerformanceOutputComparison struct {
+	// Samples in the window.
+	AfterSamples int `json:"afterSamples"`
+
 	// Mean ms.
-	Average Change `json:"average"`
+	Average *Change `json:"average,omitzero"`
+
+	// Samples in compareTo.
+	BeforeSamples int `json:"beforeSamples"`
 
 	// Error rate.
-	ErrorRate Change `json:"errorRate"`
+	ErrorRate *Change `json:"errorRate,omitzero"`
+
+	// Why metrics are missing.
+	Note *string `json:"note,omitzero"`
 
 	// p50 ms.
-	P50 Change `json:"p50"`
+	P50 *Change `json:"p50,omitzero"`
 
 	// p95 ms.
-	P95 Change `json:"p95"`
+	P95 *Change `json:"p95,omitzero"`
 
 	// p99 ms.
-	P99 Change `json:"p99"`
+	P99 *Change `json:"p99,omitzero"`
 
-	// Spans/min.
-	Throughput Change `json:"throughput"`
+	// Samples/min.
+	Throughput *Change `json:"throughput,omitzero"`
 }
 
 // One operation.
@@ -540,13 +561,19 @@ type GetLastJobResultOutput struct {
 	// A job matched.
 	Found bool `json:"found"`
 
+	// Next step.
+	Hint *string `json:"hint,omitzero"`
+
 	// Job id.
 	JobID *string `json:"jobId,omitzero"`
 
 	// Job name.
 	JobName *string `json:"jobName,omitzero"`
 
-	// Outcome.
+	// Jobs seen, when none matched.
+	KnownJobs []string `json:"knownJobs,omitzero"`
+
+	// The app's own word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Run before.
@@ -555,8 +582,8 @@ type GetLastJobResultOutput struct {
 	// Start, epoch ms.
 	StartUnixMs *int `json:"startUnixMs,omitzero"`
 
-	// Job status.
-	Status *string `json:"status,omitzero"`
+	// ok or error.
+	Status *RunStatus `json:"status,omitzero"`
 
 	// Trace id.
 	TraceID *string `json:"traceId,omitzero"`
@@ -567,8 +594,8 @@ type GetLastJobResultOutputPrevious struct {
 	// Start, epoch ms.
 	StartUnixMs int `json:"startUnixMs"`
 
-	// Status.
-	Status string `json:"status"`
+	// ok or error.
+	Status RunStatus `json:"status"`
 }
 
 // Filters for error groups.
@@ -660,7 +687,8 @@ type GetRunInput struct {
 
 // One run.
 type GetRunOutput struct {
-	// Longest chain.
+	// Spans that determined when the run ended: from the root, the last-finishing
+	// child before each point.
 	CriticalPath []string `json:"criticalPath,omitzero"`
 
 	// Duration, ms.
@@ -678,14 +706,20 @@ type GetRunOutput struct {
 	// Spans not returned.
 	OmittedSpans int `json:"omittedSpans"`
 
-	// Outcome.
+	// The app's own word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Spans paging.
 	Page Page `json:"page"`
 
+	// Coverage: limited when the read cap cut the spans.
+	Scan Scan `json:"scan"`
+
 	// Depth first.
 	Spans []GetRunOutputSpan `json:"spans,omitzero"`
+
+	// ok or error.
+	Status RunStatus `json:"status"`
 
 	// One sentence.
 	Summary string `json:"summary"`
@@ -711,7 +745,8 @@ type GetRunOutputLog struct {
 
 // One span.
 type GetRunOutputSpan struct {
-	// Attributes (full).
+	// Attributes (full): at most 128, the first by key; a cut value ends with an
+	// ellipsis.
 	Attributes map[string]string `json:"attributes,omitzero"`
 
 	// Depth.
@@ -725,6 +760,9 @@ type GetRunOutputSpan struct {
 
 	// Name.
 	Name string `json:"name"`
+
+	// Attributes left out by that bound (full).
+	OmittedAttributes *int `json:"omittedAttributes,omitzero"`
 
 	// Parent.
 	ParentSpanID *string `json:"parentSpanId,omitzero"`
@@ -868,8 +906,8 @@ type ListRunsInput struct {
 	// Start, epoch ms; beats window.
 	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
 
-	// Only this status, e.g. error.
-	Status *string `json:"status,omitzero"`
+	// Only runs that ended so: ok or error.
+	Status *RunStatus `json:"status,omitzero"`
 
 	// How far back (max 7d).
 	Window string `json:"window,omitzero"`
@@ -907,7 +945,7 @@ type ListRunsOutputRun struct {
 	// Name.
 	Name string `json:"name"`
 
-	// Outcome.
+	// The app's own word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Service.
@@ -919,8 +957,8 @@ type ListRunsOutputRun struct {
 	// Start, epoch ms.
 	StartUnixMs int `json:"startUnixMs"`
 
-	// Status.
-	Status string `json:"status"`
+	// ok or error.
+	Status RunStatus `json:"status"`
 
 	// Trace id.
 	TraceID string `json:"traceId"`
@@ -961,9 +999,18 @@ type Page struct {
 	Truncated bool `json:"truncated"`
 }
 
+// How a run or job ended, normalized: ok or error (the app's own word is outcome).
+type RunStatus string
+
+// The values of RunStatus.
+const (
+	RunStatusOk    RunStatus = "ok"
+	RunStatusError RunStatus = "error"
+)
+
 // Optionally one operation.
 type RunlensCapabilitiesInput struct {
-	// Describe only this operation.
+	// Only this one, with its input schema.
 	Operation *Operation `json:"operation,omitzero"`
 }
 
@@ -984,17 +1031,23 @@ type RunlensCapabilitiesOutput struct {
 
 // One operation.
 type RunlensCapabilitiesOutputOperation struct {
+	// Argument names.
+	Arguments []string `json:"arguments"`
+
 	// What it answers.
 	Description *string `json:"description,omitzero"`
 
 	// Family.
 	Family ToolFamily `json:"family"`
 
-	// Published input schema path.
-	InputSchema string `json:"inputSchema"`
+	// Bundled input schema (with operation).
+	InputSchema map[string]any `json:"inputSchema,omitzero"`
 
 	// Name.
 	Name Operation `json:"name"`
+
+	// Required arguments.
+	Required []string `json:"required,omitzero"`
 
 	// Title.
 	Title string `json:"title"`

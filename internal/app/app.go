@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/docs"
 	"github.com/runlens/runlens/internal/flows"
+	"github.com/runlens/runlens/internal/secretenv"
 	"github.com/runlens/runlens/internal/server"
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
@@ -77,13 +79,16 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 	keys := append(shape.DefaultSensitiveKeys(), cfg.SensitiveKeys...)
 	a.Redactor = shape.NewRedactor(shape.RedactorOptions{
 		SensitiveKeys: keys,
-		SecretValues:  shape.SecretEnvValues(os.Environ()),
+		SecretValues:  secretenv.RedactionValues(os.Environ(), cfg.Commands.SecretEnv),
 	})
 	a.Flows = flows.New(flows.Deps{
 		Telemetry: a.telemetrySource(),
 		Docs:      corpus,
 		Commands:  runner,
 		Redactor:  a.Redactor,
+		// The cursor key lives with the project's data, so a restarted server honours the
+		// cursors of the one before it.
+		Cursors: shape.NewFileCodec(filepath.Join(cfg.ProjectRoot, ".runlens"), logger),
 	})
 	a.Flows.Deps.Doctor = newDoctor(a)
 	return a, nil
@@ -202,7 +207,7 @@ func commandOptions(cfg *config.Config) commands.Options {
 		o.Allow = append(o.Allow, commands.Rule{Name: r.Name, Prefix: r.Prefix})
 	}
 	for _, r := range c.Deny {
-		o.Deny = append(o.Deny, commands.Rule{Name: r.Name, Prefix: r.Prefix})
+		o.Deny = append(o.Deny, commands.Rule{Name: r.Name, Prefix: r.Prefix, Flags: r.Flags})
 	}
 	return o
 }

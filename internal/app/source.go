@@ -114,6 +114,14 @@ func (l *lazySource) Describe(ctx context.Context) telemetry.SourceInfo {
 	return s.Describe(ctx)
 }
 
+func (l *lazySource) Instrumentation(ctx context.Context, q telemetry.InstrumentationQuery) (telemetry.Instrumentation, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.Instrumentation{}, err
+	}
+	return s.Instrumentation(ctx, q)
+}
+
 // unsupportedSource stands for a configured backend this build cannot read: every query says
 // so as an unreachable source, which the tools and the doctor report with a fix.
 type unsupportedSource struct{ info telemetry.SourceInfo }
@@ -150,3 +158,6 @@ func (u unsupportedSource) Fingerprint(context.Context) (telemetry.Snapshot, err
 	return telemetry.Snapshot{}, u.err()
 }
 func (u unsupportedSource) Describe(context.Context) telemetry.SourceInfo { return u.info }
+func (u unsupportedSource) Instrumentation(context.Context, telemetry.InstrumentationQuery) (telemetry.Instrumentation, error) {
+	return telemetry.Instrumentation{}, u.err()
+}

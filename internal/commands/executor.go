@@ -50,17 +50,20 @@ type RunOptions struct {
 	Progress func(elapsed time.Duration, bytes int64)
 }
 
-// Result is what happened. Tail is raw output: it starts at a UTF-8 boundary but may hold any
-// bytes the command wrote, and it is not redacted; callers redact before it leaves the process.
+// Result is what happened. Tail is the output without terminal escape sequences (colours,
+// cursor moves, titles, hyperlinks; see escapeFilter): it starts at a UTF-8 boundary but may
+// hold any other bytes the command wrote, and it is not redacted; callers redact before it
+// leaves the process.
 type Result struct {
 	// ExitCode is the command's exit status, or -1 when it was stopped (timeout, cancellation)
 	// or killed by a signal.
 	ExitCode int
 	Duration time.Duration
 	Tail     []byte
-	// TotalBytes is how much output the command wrote in all.
+	// TotalBytes is how much output the command wrote in all, escape sequences included.
 	TotalBytes int64
-	// Truncated is true when older output was dropped from Tail.
+	// Truncated is true when older output was dropped from Tail (escape sequences removed by
+	// the filter do not count as dropped).
 	Truncated bool
 	TimedOut  bool
 	Cancelled bool
@@ -78,6 +81,7 @@ func (e *Executor) Run(ctx context.Context, argv []string, opts RunOptions) (Res
 		return Result{}, errors.New("run: a timeout is required")
 	}
 	out := newTail(orDefault(e.TailBytes, DefaultTailBytes))
+	filter := newEscapeFilter(out) // the ring keeps text only, so no cut can leave half a sequence
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Result{}, fmt.Errorf("run: output pipe: %w", err)
@@ -108,7 +112,7 @@ func (e *Executor) Run(ctx context.Context, argv []string, opts RunOptions) (Res
 	pw.Close() // the child holds the only write ends now
 	copied := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(out, pr) // ends when every writer is gone or pr is closed
+		_, _ = io.Copy(filter, pr) // ends when every writer is gone or pr is closed
 		close(copied)
 	}()
 	exited := make(chan struct{})
@@ -118,7 +122,7 @@ func (e *Executor) Run(ctx context.Context, argv []string, opts RunOptions) (Res
 		close(exited)
 	}()
 
-	res := e.wait(ctx, cmd, opts, start, exited, out)
+	res := e.wait(ctx, cmd, opts, start, exited, filter)
 	if !reaped {
 		// The leader has exited but is not reaped yet, so its pid, and with it the group id,
 		// cannot have been reused: signalling the group reaches only what the command left.
@@ -132,7 +136,7 @@ func (e *Executor) Run(ctx context.Context, argv []string, opts RunOptions) (Res
 		<-copied
 	}
 	res.Tail, res.Truncated = out.Bytes()
-	res.TotalBytes = out.Total()
+	res.TotalBytes = filter.Total()
 	res.ExitCode = -1
 	if !res.TimedOut && !res.Cancelled && cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode() // -1 when a signal ended it
@@ -142,7 +146,7 @@ func (e *Executor) Run(ctx context.Context, argv []string, opts RunOptions) (Res
 
 // wait blocks until the command exits, stopping it on timeout or cancellation, and reports
 // progress meanwhile.
-func (e *Executor) wait(ctx context.Context, cmd *exec.Cmd, opts RunOptions, start time.Time, exited <-chan struct{}, out *tail) Result {
+func (e *Executor) wait(ctx context.Context, cmd *exec.Cmd, opts RunOptions, start time.Time, exited <-chan struct{}, out *escapeFilter) Result {
 	var res Result
 	timer := time.NewTimer(opts.Timeout)
 	defer timer.Stop()

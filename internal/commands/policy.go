@@ -7,11 +7,20 @@ import (
 	"strings"
 )
 
-// Rule is one policy rule: it matches when the command path tokens followed by the arguments
-// begin with Prefix, token by token, exactly and case-sensitively.
+// Rule is one policy rule.
+//
+// An allow rule matches when the command path tokens followed by the arguments begin with
+// Prefix, token by token, exactly and case-sensitively.
+//
+// A deny rule is read so that no spelling of the same invocation escapes it (see denyRule):
+// its tokens up to the first flag are the command path and positional words, and every flag
+// token after them (with the plain token that follows it as its value: "--env", "prod" is
+// --env=prod) must appear somewhere in the arguments, in either --flag=value or --flag value
+// form. Flags, which only deny rules may have, lists further flags of which any one denies.
 type Rule struct {
 	Name   string
 	Prefix []string
+	Flags  []string
 }
 
 // Decision is the policy's answer for one call. Rule names the rule that decided: an allow or
@@ -47,27 +56,42 @@ var ErrInvalidPolicy = errors.New("invalid command policy")
 // Policy is an ordered, default-deny rule set: any matching deny rule wins, then the first
 // matching allow rule; anything else is denied by default_deny.
 type Policy struct {
-	allow, deny []Rule
+	allow []Rule
+	deny  []denyRule
 }
 
 // NewPolicy checks and copies the rules. A rule needs a name that is not a built-in one and a
-// non-empty prefix of non-empty tokens (an empty prefix would match everything).
+// non-empty prefix of non-empty tokens (an empty prefix would match everything); only deny
+// rules may list flags, each a flag with a name (-x, --name, --name=value).
 func NewPolicy(allow, deny []Rule) (*Policy, error) {
 	p := &Policy{}
-	for _, set := range []struct {
-		kind string
-		in   []Rule
-		out  *[]Rule
-	}{{"allow", allow, &p.allow}, {"deny", deny, &p.deny}} {
-		for i, r := range set.in {
-			if r.Name == "" || slices.Contains(reserved, r.Name) {
-				return nil, fmt.Errorf("%w: %s rule %d: name %q is empty or reserved", ErrInvalidPolicy, set.kind, i, r.Name)
-			}
-			if len(r.Prefix) == 0 || slices.Contains(r.Prefix, "") {
-				return nil, fmt.Errorf("%w: %s rule %q: prefix needs at least one token and no empty token", ErrInvalidPolicy, set.kind, r.Name)
-			}
-			*set.out = append(*set.out, Rule{Name: r.Name, Prefix: slices.Clone(r.Prefix)})
+	check := func(kind string, i int, r Rule) error {
+		if r.Name == "" || slices.Contains(reserved, r.Name) {
+			return fmt.Errorf("%w: %s rule %d: name %q is empty or reserved", ErrInvalidPolicy, kind, i, r.Name)
 		}
+		if len(r.Prefix) == 0 || slices.Contains(r.Prefix, "") {
+			return fmt.Errorf("%w: %s rule %q: prefix needs at least one token and no empty token", ErrInvalidPolicy, kind, r.Name)
+		}
+		return nil
+	}
+	for i, r := range allow {
+		if err := check("allow", i, r); err != nil {
+			return nil, err
+		}
+		if len(r.Flags) > 0 {
+			return nil, fmt.Errorf("%w: allow rule %q: flags are for deny rules; an allow rule matches by prefix only", ErrInvalidPolicy, r.Name)
+		}
+		p.allow = append(p.allow, Rule{Name: r.Name, Prefix: slices.Clone(r.Prefix)})
+	}
+	for i, r := range deny {
+		if err := check("deny", i, r); err != nil {
+			return nil, err
+		}
+		d, err := compileDeny(r)
+		if err != nil {
+			return nil, fmt.Errorf("%w: deny rule %q: %v", ErrInvalidPolicy, r.Name, err)
+		}
+		p.deny = append(p.deny, d)
 	}
 	return p, nil
 }
@@ -89,17 +113,22 @@ func (p *Policy) Decide(c *Catalog, path string, args []string) Decision {
 	if _, ok := c.Lookup(canonicalPath(path)); !ok {
 		return deny(RuleNotInCatalog, fmt.Sprintf("%s is not in the command catalog; call list_commands to see what exists", quoteBounded(path)))
 	}
-	return p.Match(append(tokens, args...))
+	return p.Match(tokens, args)
 }
 
-// Match applies the rules to tokens (path tokens then arguments) without the catalog and shape
-// checks; list_commands uses it to show which rule governs each command.
-func (p *Policy) Match(tokens []string) Decision {
-	for _, r := range p.deny {
-		if hasPrefix(tokens, r.Prefix) {
-			return deny(r.Name, fmt.Sprintf("denied by policy rule %q; only a person can change the policy in runlens.json", r.Name))
+// Match applies the rules to a command path's tokens and the call's arguments without the
+// catalog and shape checks. Deny rules see the arguments normalized (see denyRule); allow
+// rules see path and arguments as they are, so normalization can only ever deny more.
+func (p *Policy) Match(path, args []string) Decision {
+	if len(p.deny) > 0 {
+		call := newCallView(path, args)
+		for _, r := range p.deny {
+			if r.matches(call) {
+				return deny(r.name, fmt.Sprintf("denied by policy rule %q; only a person can change the policy in runlens.json", r.name))
+			}
 		}
 	}
+	tokens := append(slices.Clip(path), args...)
 	for _, r := range p.allow {
 		if hasPrefix(tokens, r.Prefix) {
 			return Decision{Allowed: true, Rule: r.Name, Reason: fmt.Sprintf("allowed by policy rule %q", r.Name)}

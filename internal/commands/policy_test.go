@@ -71,8 +71,8 @@ func TestPolicy(t *testing.T) {
 		{"an allow rule's argument token is matched through the arguments", "deploy", []string{"staging"}, true, "deploy-staging"},
 		{"leading and trailing ASCII spaces are ignored", "  test  ", nil, true, "test"},
 		{"repeated ASCII spaces between tokens collapse", "db  migrate", nil, true, "db"},
-		{"deny rules match only at their position", "test", []string{"-run", "X", "-update"}, true, "test"},
-		{"a deny token must match exactly, not as a prefix of an argument", "db migrate", []string{"--drop=true"}, true, "db"},
+		{"a denied flag's name must match whole, not as a prefix of a longer flag", "db migrate", []string{"--dropdb"}, true, "db"},
+		{"a word of a deny rule must match a whole argument", "db", []string{"resets"}, true, "db"},
 		{"a look-alike argument is not the denied token and reaches the program as itself", "db", []string{"rеset"}, true, "db"},
 		// Deny rules win.
 		{"deny beats a broader allow on the path", "db reset", nil, false, "no-db-reset"},
@@ -81,6 +81,8 @@ func TestPolicy(t *testing.T) {
 		{"a three-token deny prefix spans path and arguments", "db migrate", []string{"--drop"}, false, "no-db-drop"},
 		{"a deny rule on an argument wins over the allow rule of its path", "test", []string{"-update"}, false, "no-test-update"},
 		{"deny applies even where no allow rule would", "deploy", []string{"production"}, false, "no-deploy-production"},
+		{"a denied flag is denied wherever it appears", "test", []string{"-run", "X", "-update"}, false, "no-test-update"},
+		{"a denied flag is denied with a value too", "db migrate", []string{"--drop=true"}, false, "no-db-drop"},
 		// Default deny.
 		{"a catalog command no rule allows is denied by default", "git status", nil, false, RuleDefaultDeny},
 		{"an allow rule that needs an argument does not cover the bare command", "lint", nil, false, RuleDefaultDeny},

@@ -106,10 +106,12 @@ type CatalogEntry struct {
 	Timeout time.Duration
 }
 
-// Rule is one policy rule: its name and the tokens a command must begin with.
+// Rule is one policy rule: its name, the tokens a command must begin with (an allow rule) or
+// contain (a deny rule, see commands.Rule), and, for a deny rule, flags of which any one denies.
 type Rule struct {
 	Name   string
 	Prefix []string
+	Flags  []string
 }
 
 // Budgets are the byte ceilings of serialized answers.

@@ -3,6 +3,8 @@ package config
 import (
 	"path/filepath"
 	"time"
+
+	"github.com/runlens/runlens/internal/secretenv"
 )
 
 // The documented defaults, in one place. The schema descriptions and the README quote them;
@@ -30,24 +32,14 @@ const (
 // AlwaysSecretEnv is removed from every executed command's environment whatever the
 // configuration says: runlens's own settings may carry credentials (a RUNLENS_TELEMETRY URL
 // with a password).
-const AlwaysSecretEnv = "RUNLENS_*"
+const AlwaysSecretEnv = secretenv.OwnPrefix + "*"
 
 // DefaultSecretEnv is the secretEnv list of a configuration that sets none: the names
-// credentials conventionally use. A file that sets secretEnv replaces it, so a project whose
-// migrations need PGPASSWORD can keep it. A leading or trailing * matches any run of characters.
-var DefaultSecretEnv = []string{
-	"*_TOKEN",
-	"*_SECRET",
-	"*_SECRET_*",
-	"*_SECRET_KEY",
-	"*_API_KEY",
-	"*_APIKEY",
-	"*_ACCESS_KEY",
-	"*_ACCESS_KEY_ID",
-	"*_PRIVATE_KEY",
-	"*PASSWORD*",
-	"*_CREDENTIALS",
-}
+// credentials conventionally use, and those the common CI systems give their secrets (see
+// secretenv.DefaultPatterns). A file that sets secretEnv replaces it, so a project whose
+// migrations need PGPASSWORD can keep it; the redactor still scrubs the values of both lists.
+// A leading or trailing * matches any run of characters.
+var DefaultSecretEnv = secretenv.DefaultPatterns()
 
 // Defaults returns the configuration a project without runlens.json gets, rooted at root.
 func Defaults(root string) *Config {

@@ -76,6 +76,7 @@ type fileCatalogEntry struct {
 type fileRule struct {
 	Name   string   `json:"name"`
 	Prefix []string `json:"prefix"`
+	Flags  []string `json:"flags"`
 }
 
 // applyFile lays the file's keys over cfg. It returns the problems the schema cannot express

@@ -139,12 +139,15 @@ func report(c *client, out io.Writer) error {
 		return err
 	}
 	if job.Found {
-		line := fmt.Sprintf("\nget_last_job_result nightly-invoices → %s", deref(job.Status))
+		line := fmt.Sprintf("\nget_last_job_result nightly-invoices → %s", *job.Status)
+		if job.Outcome != nil {
+			line += " (" + *job.Outcome + ")"
+		}
 		if job.ExitCode != nil {
 			line += fmt.Sprintf(", exit code %d", *job.ExitCode)
 		}
 		if job.Previous != nil {
-			line += ", previous run " + job.Previous.Status
+			line += ", previous run " + string(job.Previous.Status)
 		}
 		fmt.Fprintln(out, line)
 	} else {

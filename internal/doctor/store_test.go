@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/memory"
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
@@ -24,6 +26,28 @@ type spanSpec struct {
 
 func ingest(t *testing.T, st *store.Store, spans []spanSpec, errorLogTraces []byte) {
 	t.Helper()
+	td, ld := payloads(spans, errorLogTraces)
+	if _, _, err := st.IngestTraces(context.Background(), td); err != nil {
+		t.Fatal(err)
+	}
+	if ld.ResourceLogs().Len() > 0 {
+		if _, _, err := st.IngestLogs(context.Background(), ld); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// source is the engine over an in-memory backend holding spans and error logs.
+func source(spans []spanSpec, errorLogTraces []byte) telemetry.Source {
+	td, ld := payloads(spans, errorLogTraces)
+	b := &memory.Backend{}
+	b.AddTraces(td)
+	b.AddLogs(ld)
+	return telemetry.NewEngine(b, nil)
+}
+
+// payloads renders spans and error logs (one per trace byte) as OTLP.
+func payloads(spans []spanSpec, errorLogTraces []byte) (ptrace.Traces, plog.Logs) {
 	td := ptrace.NewTraces()
 	for i, s := range spans {
 		rs := td.ResourceSpans().AppendEmpty()
@@ -40,9 +64,6 @@ func ingest(t *testing.T, st *store.Store, spans []spanSpec, errorLogTraces []by
 			sp.Attributes().PutStr(k, v)
 		}
 	}
-	if _, _, err := st.IngestTraces(context.Background(), td); err != nil {
-		t.Fatal(err)
-	}
 	ld := plog.NewLogs()
 	for _, tr := range errorLogTraces {
 		rl := ld.ResourceLogs().AppendEmpty()
@@ -54,11 +75,7 @@ func ingest(t *testing.T, st *store.Store, spans []spanSpec, errorLogTraces []by
 		lr.Body().SetStr("boom")
 		lr.SetTraceID(pcommon.TraceID([16]byte{tr, 1}))
 	}
-	if ld.ResourceLogs().Len() > 0 {
-		if _, _, err := st.IngestLogs(context.Background(), ld); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return td, ld
 }
 
 func openStore(t *testing.T) *store.Store {
@@ -83,14 +100,13 @@ func checkByName(rep Report, name string) (Check, bool) {
 }
 
 func TestInstrumentationFamilyFindsWhatTheAppGetsWrong(t *testing.T) {
-	st := openStore(t)
 	now := time.Now()
-	ingest(t, st, []spanSpec{
+	src := source([]spanSpec{
 		{service: "api", trace: 1, start: now.Add(-time.Minute), attrs: map[string]string{"db.system": "postgresql", "db.statement": "SELECT 1"}},
 		{service: "", trace: 2, start: now.Add(-time.Minute)},
 		{service: "api", trace: 3, start: now.Add(10 * time.Minute)},
 	}, []byte{9})
-	d := Deps{Store: func(context.Context) (*store.Store, error) { return st, nil }, ReceiverAddr: "127.0.0.1:4318"}
+	d := Deps{Telemetry: src, ReceiverAddr: "127.0.0.1:4318", Now: time.Now}
 	rep := Run(context.Background(), Families(d, ""), FamilyInstrumentation)
 	for name, want := range map[string]Status{
 		"services_seen":         Pass,
@@ -111,12 +127,11 @@ func TestInstrumentationFamilyFindsWhatTheAppGetsWrong(t *testing.T) {
 }
 
 func TestInstrumentationFamilyPassesOnCleanTelemetry(t *testing.T) {
-	st := openStore(t)
 	now := time.Now()
-	ingest(t, st, []spanSpec{
+	src := source([]spanSpec{
 		{service: "api", trace: 1, start: now.Add(-time.Minute), attrs: map[string]string{"db.system.name": "postgresql", "db.query.text": "SELECT 1"}},
 	}, []byte{1})
-	d := Deps{Store: func(context.Context) (*store.Store, error) { return st, nil }}
+	d := Deps{Telemetry: src, Now: time.Now}
 	rep := Run(context.Background(), Families(d, ""), FamilyInstrumentation)
 	if rep.Status != Pass {
 		t.Fatalf("status = %s: %+v", rep.Status, rep.Families[0].Checks)

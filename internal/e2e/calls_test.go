@@ -97,8 +97,8 @@ func telemetryCalls(d *fixture.Dataset) []call {
 		paged("list_runs of the last day five at a time", (*flows.Flows).ListRuns, gen.ListRunsInput{Window: "1d", Limit: 5},
 			func(in gen.ListRunsInput, c *string) gen.ListRunsInput { in.Cursor = c; return in },
 			func(out gen.ListRunsOutput) *string { return out.Page.NextCursor }),
-		one("list_runs with status error", (*flows.Flows).ListRuns, gen.ListRunsInput{Window: "1d", Status: ptr("error")}),
-		one("list_runs with a job status", (*flows.Flows).ListRuns, gen.ListRunsInput{Window: "1d", Status: ptr("succeeded")}),
+		one("list_runs with status error", (*flows.Flows).ListRuns, gen.ListRunsInput{Window: "1d", Status: ptr(gen.RunStatusError)}),
+		one("list_runs with status ok", (*flows.Flows).ListRuns, gen.ListRunsInput{Window: "1d", Status: ptr(gen.RunStatusOk)}),
 		one("list_runs summary since two hours ago", (*flows.Flows).ListRuns, gen.ListRunsInput{SinceUnixMs: &since2h, Detail: gen.DetailSummary}),
 		one("list_runs full over the last day", (*flows.Flows).ListRuns, gen.ListRunsInput{Window: "1d", Detail: gen.DetailFull, Limit: 100}),
 

@@ -45,7 +45,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 		t.Errorf("list_runs returned %d of %v runs, want %d of %d", len(runs.Runs), runs.Page.Total, len(wantRuns.Runs), wantRuns.Total)
 	} else {
 		for i, r := range wantRuns.Runs {
-			if got := runs.Runs[i]; got.ID != r.ID || got.Status != r.Status || got.Domain != r.Domain || got.Service != r.Service {
+			if got := runs.Runs[i]; got.ID != r.ID || string(got.Status) != r.Status || got.Domain != r.Domain || got.Service != r.Service {
 				t.Errorf("list_runs run %d is %s (%s, %s, %s), want %s (%s, %s, %s)",
 					i, got.ID, got.Status, got.Domain, got.Service, r.ID, r.Status, r.Domain, r.Service)
 			}
@@ -56,7 +56,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 	if err != nil {
 		t.Fatalf("analyze_service_performance: %v", err)
 	}
-	wantPerf := d.ExpectPerformance(telemetry.PerformanceQuery{Service: "checkout", Window: window(d, 15*time.Minute)})
+	wantPerf := d.ExpectPerformance(telemetry.PerformanceQuery{Service: "checkout", Window: window(d, time.Hour)})
 	if perf.SampleCount != int(wantPerf.SampleCount) || perf.P95DurationMs != wantPerf.P95Ms || perf.P99DurationMs != wantPerf.P99Ms {
 		t.Errorf("checkout performance: %d samples, p95 %v ms, p99 %v ms; want %d, %v, %v",
 			perf.SampleCount, perf.P95DurationMs, perf.P99DurationMs, wantPerf.SampleCount, wantPerf.P95Ms, wantPerf.P99Ms)
@@ -94,8 +94,8 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 		t.Fatalf("get_last_job_result: %v", err)
 	}
 	wantJob := d.ExpectLastJob(telemetry.JobQuery{Window: day, JobName: "nightly-report"})
-	if !job.Found || job.Status == nil || *job.Status != wantJob.Status || job.ExitCode == nil || int64(*job.ExitCode) != *wantJob.ExitCode ||
-		job.Previous == nil || job.Previous.Status != wantJob.Previous {
+	if !job.Found || job.Status == nil || string(*job.Status) != wantJob.Status || job.ExitCode == nil || int64(*job.ExitCode) != *wantJob.ExitCode ||
+		job.Previous == nil || string(job.Previous.Status) != wantJob.Previous {
 		t.Errorf("get_last_job_result %+v, want %+v", job, wantJob)
 	}
 

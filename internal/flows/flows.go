@@ -27,7 +27,8 @@ type Deps struct {
 	// Redactor scrubs secrets from text a flow builds itself (command output); the server
 	// redacts every answer again on the way out.
 	Redactor *shape.Redactor
-	// Cursors mints and checks the opaque page cursors of every tool.
+	// Cursors mints and checks the opaque page cursors of every tool; the app keys it from the
+	// project's key file so cursors survive a restart.
 	Cursors *shape.Codec
 	// Now is the clock; tests pin it.
 	Now func() time.Time
@@ -40,7 +41,8 @@ type Flows struct {
 
 var _ gen.Flows = (*Flows)(nil)
 
-// New returns the flows over d, filling in the clock and a per-process cursor key when unset.
+// New returns the flows over d, filling in the clock and, when unset, a codec with a per-process
+// cursor key (tests, and flows built without a project).
 func New(d Deps) *Flows {
 	if d.Now == nil {
 		d.Now = time.Now

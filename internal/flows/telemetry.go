@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/callctx"
@@ -88,7 +89,7 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 		limit = 1 // only the total is reported; read as little as possible
 	}
 	page, err := src.Runs(ctx, telemetry.RunsQuery{
-		Window: w, Service: deref(in.Service), Domain: deref(in.Domain), Status: deref(in.Status),
+		Window: w, Service: deref(in.Service), Domain: deref(in.Domain), Status: derefStatus(in.Status),
 		Offset: offset, Limit: limit, AsOf: snap.AsOf,
 	})
 	if err != nil {
@@ -101,7 +102,7 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 	}
 	for _, r := range page.Runs {
 		run := gen.ListRunsOutputRun{
-			ID: r.ID, Domain: r.Domain, Name: r.Name, Status: r.Status, Outcome: optStr(r.Outcome),
+			ID: r.ID, Domain: r.Domain, Name: r.Name, Status: gen.RunStatus(r.Status), Outcome: optStr(r.Outcome),
 			StartUnixMs: int(r.StartMs), Service: r.Service, TraceID: r.TraceID,
 			SpanCount: ptr(int(r.SpanCount)), ErrorCount: ptr(int(r.ErrorCount)),
 		}
@@ -139,17 +140,31 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		return gen.GetRunOutput{}, telemetryErr(err)
 	}
 	out := gen.GetRunOutput{
-		ID: run.ID, TraceID: run.TraceID, Summary: runSentence(run),
+		ID: run.ID, TraceID: run.TraceID, Status: gen.RunStatus(run.Status), Summary: runSentence(run),
 		Outcome: optStr(run.Outcome), ErrorMessage: optStr(run.ErrorMessage),
+		Scan: gen.Scan{Limited: run.Limited, Scanned: len(run.Spans) + len(run.Logs)},
+	}
+	spanTotal := int(run.SpanTotal)
+	if spanTotal < len(run.Spans) {
+		spanTotal = len(run.Spans)
+	}
+	if len(run.Spans) > 0 {
+		first, last := run.Spans[0].StartNs, run.Spans[0].StartNs+run.Spans[0].DurationNs
+		for _, s := range run.Spans {
+			first, last = min(first, s.StartNs), max(last, s.StartNs+s.DurationNs)
+		}
+		out.Scan.WindowStartUnixMs, out.Scan.WindowEndUnixMs = int(first/1e6), int(last/1e6)+1
 	}
 	if run.HasDuration {
 		out.DurationMs = ptr(run.DurationMs)
 	}
 	tree, omitted := telemetry.Tree(run.Spans, maxSpans, maxDepth)
+	omitted += spanTotal - len(run.Spans) // spans past the read cap were never read
 	out.OmittedSpans = omitted
 	if in.Detail == gen.DetailSummary {
-		out.OmittedSpans = len(run.Spans)
-		out.Page = gen.Page{Returned: 0, Total: ptr(len(run.Spans)), Truncated: len(run.Spans) > 0}
+		out.OmittedSpans = spanTotal
+		out.Page = gen.Page{Returned: 0, Total: ptr(spanTotal), Truncated: spanTotal > 0}
+		out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 		return out, nil
 	}
 	for _, s := range tree {
@@ -169,7 +184,8 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 			TimeUnixMs: int(l.TimeMs), Severity: l.Severity, Message: l.Message, SpanID: optStr(l.SpanID),
 		})
 	}
-	out.Page = gen.Page{Returned: len(out.Spans), Total: ptr(len(run.Spans)), Truncated: omitted > 0 || run.Limited}
+	out.Page = gen.Page{Returned: len(out.Spans), Total: ptr(spanTotal), Truncated: omitted > 0 || run.Limited}
+	out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 	callctx.SetPaging(ctx, &shape.Paging{Field: "spans", Omitted: "omittedSpans"})
 	return out, nil
 }
@@ -181,9 +197,9 @@ func runSentence(r telemetry.Run) string {
 	case r.ErrorMessage != "":
 		return fmt.Sprintf("%s failed: %s", r.Name, r.ErrorMessage)
 	case r.Outcome != "":
-		return fmt.Sprintf("%s finished with status %s and outcome %s.", r.Name, r.Status, r.Outcome)
+		return fmt.Sprintf("%s ended %s (%s).", r.Name, r.Outcome, r.Status)
 	default:
-		return fmt.Sprintf("%s ran %d spans in service %s with status %s.", r.Name, len(r.Spans), r.Service, r.Status)
+		return fmt.Sprintf("%s ran %d spans in service %s and ended %s.", r.Name, max(r.SpanTotal, int64(len(r.Spans))), r.Service, r.Status)
 	}
 }
 
@@ -233,7 +249,8 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 	return out, nil
 }
 
-// GetLastJobResult implements gen.Flows: exactly {found: false} when no job matches.
+// GetLastJobResult implements gen.Flows: {found: false} when no job matches, with the jobs
+// seen in the window when a job filter matched none of them.
 func (f *Flows) GetLastJobResult(ctx context.Context, in gen.GetLastJobResultInput) (gen.GetLastJobResultOutput, error) {
 	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, jobWindow)
 	if err != nil {
@@ -248,10 +265,15 @@ func (f *Flows) GetLastJobResult(ctx context.Context, in gen.GetLastJobResultInp
 		return gen.GetLastJobResultOutput{}, telemetryErr(err)
 	}
 	if !j.Found {
-		return gen.GetLastJobResultOutput{Found: false}, nil
+		out := gen.GetLastJobResultOutput{Found: false}
+		if len(j.KnownJobs) > 0 {
+			out.KnownJobs = j.KnownJobs
+			out.Hint = ptr("no job matched; jobs seen in the window: " + strings.Join(j.KnownJobs, ", "))
+		}
+		return out, nil
 	}
 	out := gen.GetLastJobResultOutput{
-		Found: true, JobName: ptr(j.JobName), JobID: ptr(j.JobID), Status: ptr(j.Status), Outcome: optStr(j.Outcome),
+		Found: true, JobName: ptr(j.JobName), JobID: ptr(j.JobID), Status: ptr(gen.RunStatus(j.Status)), Outcome: optStr(j.Outcome),
 		StartUnixMs: ptr(int(j.StartMs)), CompletedUnixMs: ptr(int(j.CompletedMs)), DurationMs: ptr(j.DurationMs),
 		ErrorMessage: optStr(j.ErrorMessage), TraceID: ptr(j.TraceID),
 	}
@@ -259,7 +281,7 @@ func (f *Flows) GetLastJobResult(ctx context.Context, in gen.GetLastJobResultInp
 		out.ExitCode = ptr(int(*j.ExitCode))
 	}
 	if j.Previous != "" {
-		out.Previous = &gen.GetLastJobResultOutputPrevious{Status: j.Previous, StartUnixMs: int(j.PreviousStartMs)}
+		out.Previous = &gen.GetLastJobResultOutputPrevious{Status: gen.RunStatus(j.Previous), StartUnixMs: int(j.PreviousStartMs)}
 	}
 	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/callctx"
+	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 )
 
@@ -44,6 +46,10 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 		return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
 	}
 	out := perfOut(p, w)
+	if len(p.KnownOperations) > 0 {
+		out.KnownOperations = p.KnownOperations
+		out.Hint = ptr(fmt.Sprintf("no span named %q in service %q; its entry operations: %s", deref(in.Operation), in.Service, strings.Join(p.KnownOperations, ", ")))
+	}
 	if p.SampleCount == 0 {
 		known, err := src.Services(ctx, maxKnownServices)
 		if err != nil {
@@ -61,15 +67,7 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 		if err != nil {
 			return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
 		}
-		bo := perfOut(b, *before)
-		out.Comparison = &gen.AnalyzeServicePerformanceOutputComparison{
-			Average:    change(bo.AverageDurationMs, out.AverageDurationMs),
-			P50:        change(bo.P50DurationMs, out.P50DurationMs),
-			P95:        change(bo.P95DurationMs, out.P95DurationMs),
-			P99:        change(bo.P99DurationMs, out.P99DurationMs),
-			ErrorRate:  change(bo.ErrorRate, out.ErrorRate),
-			Throughput: change(bo.ThroughputPerMinute, out.ThroughputPerMinute),
-		}
+		out.Comparison = comparison(perfOut(b, *before), out)
 	}
 	if in.Detail == gen.DetailSummary {
 		out.TopOperations = nil
@@ -112,9 +110,32 @@ func perfOut(p telemetry.Performance, w telemetry.Window) gen.AnalyzeServicePerf
 	return out
 }
 
+// comparison compares the compareTo window (bo) with the window (out). A side without samples
+// has no statistics: the comparison says so and carries no numbers rather than zeros that
+// would read as "infinitely faster".
+func comparison(bo, out gen.AnalyzeServicePerformanceOutput) *gen.AnalyzeServicePerformanceOutputComparison {
+	c := &gen.AnalyzeServicePerformanceOutputComparison{BeforeSamples: bo.SampleCount, AfterSamples: out.SampleCount}
+	switch {
+	case bo.SampleCount == 0 && out.SampleCount == 0:
+		c.Note = ptr("neither window has samples: nothing to compare")
+	case bo.SampleCount == 0:
+		c.Note = ptr("the compareTo window has no samples: nothing to compare against")
+	case out.SampleCount == 0:
+		c.Note = ptr("the window has no samples: nothing to compare")
+	default:
+		c.Average = change(bo.AverageDurationMs, out.AverageDurationMs)
+		c.P50 = change(bo.P50DurationMs, out.P50DurationMs)
+		c.P95 = change(bo.P95DurationMs, out.P95DurationMs)
+		c.P99 = change(bo.P99DurationMs, out.P99DurationMs)
+		c.ErrorRate = change(bo.ErrorRate, out.ErrorRate)
+		c.Throughput = change(bo.ThroughputPerMinute, out.ThroughputPerMinute)
+	}
+	return c
+}
+
 // change is one before/after metric; the relative change is absent when before is 0.
-func change(before, after float64) gen.Change {
-	c := gen.Change{Before: before, After: after}
+func change(before, after float64) *gen.Change {
+	c := &gen.Change{Before: before, After: after}
 	if before != 0 {
 		c.RelativeChange = ptr(round4((after - before) / before))
 	}
@@ -122,6 +143,19 @@ func change(before, after float64) gen.Change {
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// standardStatementRunes bounds a normalized statement in a standard answer; full shows it
+// whole (normalized all the same: literals never leave).
+const standardStatementRunes = 300
+
+// shortenStatement cuts s to n runes, marking the cut.
+func shortenStatement(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	return string(rs[:n-1]) + "…"
+}
 
 // AnalyzeDBBottlenecks implements gen.Flows: database operations by total time.
 func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottlenecksInput) (gen.AnalyzeDBBottlenecksOutput, error) {
@@ -142,14 +176,29 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)
 	}
 	out := gen.AnalyzeDBBottlenecksOutput{SinceUnixMs: int(w.StartMs), SampleCount: int(rep.SampleCount), Scan: scanOut(rep.Scan)}
+	if len(rep.KnownSystems) > 0 {
+		out.KnownSystems = rep.KnownSystems
+	}
 	if in.Detail == gen.DetailSummary {
+		out.Page = gen.Page{Returned: 0, Total: ptr(rep.Total), Truncated: rep.Total > 0}
 		return out, nil
 	}
+	full := in.Detail == gen.DetailFull
 	for _, o := range rep.Operations {
-		out.Operations = append(out.Operations, gen.AnalyzeDBBottlenecksOutputOperation{
+		op := gen.AnalyzeDBBottlenecksOutputOperation{
 			Operation: o.Label, System: optStr(o.System), Collection: optStr(o.Collection), Count: int(o.Count),
 			TotalDurationMs: o.TotalMs, P95DurationMs: o.P95Ms, ErrorCount: int(o.ErrorCount), ShareOfTotal: o.ShareOfTotal,
-		})
+		}
+		if o.Statement != "" {
+			st := o.Statement
+			if !full {
+				st = shortenStatement(st, standardStatementRunes)
+			}
+			op.Statement = &st
+		}
+		out.Operations = append(out.Operations, op)
 	}
+	out.Page = gen.Page{Returned: len(out.Operations), Total: ptr(rep.Total), Truncated: len(out.Operations) < rep.Total}
+	callctx.SetPaging(ctx, &shape.Paging{Field: "operations"})
 	return out, nil
 }

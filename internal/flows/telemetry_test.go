@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,33 +14,26 @@ import (
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
-	"github.com/runlens/runlens/internal/telemetry/store"
+	"github.com/runlens/runlens/internal/telemetry/memory"
 	"github.com/runlens/runlens/internal/toolerr"
 )
 
 var fixtureNow = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 
-// telemetryFlows loads the otel fixture into a fresh store and returns flows over it.
-func telemetryFlows(t *testing.T) (*Flows, *fixture.Dataset, *store.Store) {
+// telemetryFlows loads the otel fixture into the engine over a fresh in-memory backend and
+// returns flows over it. The flows are source-independent; every source is held to the same
+// answers by the conformance suite.
+func telemetryFlows(t *testing.T) (*Flows, *fixture.Dataset, *memory.Backend) {
 	t.Helper()
 	d, err := fixture.New(fixture.Options{Now: fixtureNow, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	s, err := store.Open(ctx, store.Options{Path: filepath.Join(t.TempDir(), "t.db"), Retention: 48 * time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	if _, _, err := s.IngestTraces(ctx, d.Traces); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := s.IngestLogs(ctx, d.Logs); err != nil {
-		t.Fatal(err)
-	}
-	f := New(Deps{Telemetry: store.NewQuerier(s, d.Conventions), Now: func() time.Time { return fixtureNow }})
-	return f, d, s
+	b := &memory.Backend{}
+	b.AddTraces(d.Traces)
+	b.AddLogs(d.Logs)
+	f := New(Deps{Telemetry: telemetry.NewEngine(b, d.Conventions), Now: func() time.Time { return fixtureNow }})
+	return f, d, b
 }
 
 func wantCode(t *testing.T, err error, code gen.ErrorCode) {
@@ -99,16 +94,23 @@ func TestSinceWinsOverWindow(t *testing.T) {
 	}
 }
 
+// lastHour is the default window at fixtureNow.
+func lastHour() telemetry.Window {
+	return telemetry.Window{StartMs: fixtureNow.Add(-time.Hour).UnixMilli(), EndMs: fixtureNow.UnixMilli() + 1}
+}
+
 func TestGetAppStatusFailsOnAnErrorInTheWindow(t *testing.T) {
-	f, _, _ := telemetryFlows(t)
+	f, d, _ := telemetryFlows(t)
 	out, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != gen.StatusFail || out.Counts.Errors != 6 || out.Source.Kind != gen.SourceKindEmbedded || !out.Source.Reachable {
-		t.Fatalf("status %+v", out)
+	// The default window is the last hour, as for every telemetry tool but the last job.
+	want := d.ExpectStatus(telemetry.StatusQuery{Window: lastHour()})
+	if out.Status != gen.StatusFail || int64(out.Counts.Errors) != want.Errors || want.Errors != 8 || out.Source.Kind != "memory" || !out.Source.Reachable {
+		t.Fatalf("status %+v, want %d errors", out, want.Errors)
 	}
-	if len(out.Domains) != 5 || out.Domains[0].Domain != "http" || out.Domains[0].SeenCount != 20 {
+	if len(out.Domains) != 5 || out.Domains[0].Domain != "http" || out.Domains[0].SeenCount != 30 || out.Domains[0].ErrorCount != 4 {
 		t.Fatalf("domains %+v", out.Domains)
 	}
 	sum, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{Detail: gen.DetailSummary})
@@ -170,20 +172,18 @@ func TestListRunsPagesWithCursorsBoundToTheData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.IngestTraces(ctx, more.Traces); err != nil {
-		t.Fatal(err)
-	}
+	s.AddTraces(more.Traces)
 	_, err = f.ListRuns(ctx, gen.ListRunsInput{Limit: 5, Cursor: first.Page.NextCursor})
 	wantCode(t, err, gen.ErrorCodeCursorInvalid)
 }
 
 func TestListRunsSummaryHasNoRuns(t *testing.T) {
-	f, _, _ := telemetryFlows(t)
+	f, d, _ := telemetryFlows(t)
 	out, err := f.ListRuns(context.Background(), gen.ListRunsInput{Detail: gen.DetailSummary})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Runs != nil || out.Count != 0 || out.Page.Returned != 0 || *out.Page.Total != 36 {
+	if want := d.ExpectRuns(telemetry.RunsQuery{Window: lastHour()}).Total; out.Runs != nil || out.Count != 0 || out.Page.Returned != 0 || *out.Page.Total != want || want != 37 {
 		t.Fatalf("summary %+v", out)
 	}
 }
@@ -202,10 +202,11 @@ func TestGetRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Spans) != 3 || out.Spans[0].Depth != 0 || out.Spans[1].Depth != 1 || out.OmittedSpans != 0 {
+	if len(out.Spans) != 5 || out.Spans[0].Depth != 0 || out.Spans[1].Depth != 1 || out.Spans[2].Depth != 2 || out.OmittedSpans != 0 {
 		t.Fatalf("spans %+v", out.Spans)
 	}
-	if out.ErrorMessage == nil || *out.ErrorMessage != failing.ErrorMessage || out.Summary == "" {
+	want, _ := d.ExpectRun(failing.ID)
+	if out.Status != gen.RunStatusError || out.ErrorMessage == nil || *out.ErrorMessage != want.ErrorMessage || out.Summary == "" {
 		t.Fatalf("error message %v, summary %q", out.ErrorMessage, out.Summary)
 	}
 	if len(out.Logs) != 2 || len(out.CriticalPath) == 0 || out.CriticalPath[0] != out.Spans[0].SpanID {
@@ -218,7 +219,7 @@ func TestGetRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(shallow.Spans) != 1 || shallow.OmittedSpans != 2 || !shallow.Page.Truncated {
+	if len(shallow.Spans) != 1 || shallow.OmittedSpans != 4 || !shallow.Page.Truncated || *shallow.Page.Total != 5 {
 		t.Fatalf("maxDepth 1: %d spans, %d omitted", len(shallow.Spans), shallow.OmittedSpans)
 	}
 	full, err := f.GetRun(ctx, gen.GetRunInput{ID: failing.ID, Detail: gen.DetailFull})
@@ -232,20 +233,21 @@ func TestGetRun(t *testing.T) {
 	wantCode(t, err, gen.ErrorCodeRunNotFound)
 }
 
-func TestGetRecentErrorsCountsEventsAndGroupsByFingerprint(t *testing.T) {
-	f, _, _ := telemetryFlows(t)
-	out, err := f.GetRecentErrors(context.Background(), gen.GetRecentErrorsInput{Limit: 2})
+func TestGetRecentErrorsCountsOccurrencesAndGroupsByFingerprint(t *testing.T) {
+	f, d, _ := telemetryFlows(t)
+	out, err := f.GetRecentErrors(context.Background(), gen.GetRecentErrorsInput{Limit: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Count != 7 || len(out.Groups) != 2 || *out.Page.Total != 4 || out.Page.NextCursor == nil {
+	want := d.ExpectErrors(telemetry.ErrorsQuery{Window: lastHour()})
+	if int64(out.Count) != want.Events || want.Events != 8 || len(out.Groups) != 4 || *out.Page.Total != 7 || out.Page.NextCursor == nil {
 		t.Fatalf("errors %+v", out)
 	}
-	next, err := f.GetRecentErrors(context.Background(), gen.GetRecentErrorsInput{Limit: 2, Cursor: out.Page.NextCursor})
+	next, err := f.GetRecentErrors(context.Background(), gen.GetRecentErrorsInput{Limit: 4, Cursor: out.Page.NextCursor})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(next.Groups) != 2 || next.Page.NextCursor != nil || next.Groups[0].Fingerprint == out.Groups[0].Fingerprint {
+	if len(next.Groups) != 3 || next.Page.NextCursor != nil || next.Groups[0].Fingerprint == out.Groups[0].Fingerprint {
 		t.Fatalf("second page %+v", next)
 	}
 }
@@ -257,15 +259,22 @@ func TestGetLastJobResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Found || *out.Status != "succeeded" || *out.ExitCode != 0 || out.Previous == nil || out.Previous.Status != "failed" {
+	if !out.Found || *out.Status != gen.RunStatusOk || *out.Outcome != "succeeded" || *out.ExitCode != 0 || out.Previous == nil || out.Previous.Status != gen.RunStatusError {
 		t.Fatalf("last job %+v", out)
 	}
 	none, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{JobName: ptr("no-such-job")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := json.Marshal(none); string(b) != `{"found":false}` {
-		t.Fatalf("no job answers %s, want exactly {\"found\":false}", b)
+	if none.Found || !slices.Equal(none.KnownJobs, []string{"cleanup", "nightly-report", "reindex"}) || none.Hint == nil {
+		t.Fatalf("an unknown job answers %+v, want the known jobs", none)
+	}
+	quiet, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{Window: "1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(quiet); string(b) != `{"found":false}` {
+		t.Fatalf("no job in the window answers %s, want exactly {\"found\":false}", b)
 	}
 }
 
@@ -277,16 +286,32 @@ func TestAnalyzeServicePerformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := d.ExpectPerformance(telemetry.PerformanceQuery{Service: "checkout",
-		Window: telemetry.Window{StartMs: fixtureNow.Add(-15 * time.Minute).UnixMilli(), EndMs: fixtureNow.UnixMilli() + 1}})
-	if out.SampleCount != int(want.SampleCount) || out.P95DurationMs != want.P95Ms || out.ErrorRate != round4(2.0/60) {
+	want := d.ExpectPerformance(telemetry.PerformanceQuery{Service: "checkout", Window: lastHour()})
+	// 30 requests and the orphan span: entry spans only, not middleware, queries or steps.
+	if out.SampleCount != int(want.SampleCount) || want.SampleCount != 31 || out.P95DurationMs != want.P95Ms ||
+		out.ErrorRate != round4(float64(want.ErrorCount)/float64(want.SampleCount)) {
 		t.Fatalf("performance %+v, want %+v", out, want)
 	}
-	if out.ThroughputPerMinute != round4(60/(float64(15*60000+1)/60000)) {
+	if out.ThroughputPerMinute != round4(31/(float64(60*60000+1)/60000)) {
 		t.Fatalf("throughput %v", out.ThroughputPerMinute)
 	}
-	if out.Comparison == nil || out.Comparison.P95.Before == 0 || out.Comparison.P95.After != out.P95DurationMs {
+	if c := out.Comparison; c == nil || c.BeforeSamples != 5 || c.AfterSamples != 31 || c.P95 == nil || c.P95.Before == 0 || c.P95.After != out.P95DurationMs || c.Note != nil {
 		t.Fatalf("comparison %+v", out.Comparison)
+	}
+	empty, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout",
+		CompareTo: &gen.AnalyzeServicePerformanceInputCompareTo{Window: "15m", EndAgo: "6d"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := empty.Comparison; c == nil || c.BeforeSamples != 0 || c.Note == nil || c.P95 != nil || c.Average != nil {
+		t.Fatalf("a comparison with an empty window %+v, want a note and no numbers", empty.Comparison)
+	}
+	op, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout", Operation: ptr("no-such-op")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.SampleCount != 0 || !slices.Equal(op.KnownOperations, []string{"GET /orders/{id}", "retry worker"}) || op.Hint == nil {
+		t.Fatalf("an unknown operation answers %+v, want the known ones", op)
 	}
 	unknown, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "nope"})
 	if err != nil {
@@ -304,7 +329,51 @@ func TestAnalyzeDBBottlenecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	if out.SampleCount != 4 || len(out.Operations) != 1 || out.Operations[0].Operation != "UPDATE accounts SET balance = balance - ? WHERE id = ?" ||
-		out.Operations[0].ShareOfTotal != 1 || out.Operations[0].ErrorCount != 1 {
+		out.Operations[0].ShareOfTotal != 1 || out.Operations[0].ErrorCount != 1 || *out.Page.Total != 1 {
 		t.Fatalf("db %+v", out)
+	}
+	all, err := f.AnalyzeDBBottlenecks(context.Background(), gen.AnalyzeDBBottlenecksInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The connection-pool spans run no query and are not counted; the query shows its
+	// normalized statement.
+	if all.SampleCount != 38 || all.Operations[0].Statement == nil || *all.Operations[0].Statement != "SELECT * FROM orders WHERE id = ?" {
+		t.Fatalf("db %+v", all)
+	}
+	none, err := f.AnalyzeDBBottlenecks(context.Background(), gen.AnalyzeDBBottlenecksInput{System: ptr("oracle")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.SampleCount != 0 || !slices.Equal(none.KnownSystems, []string{"mysql", "postgresql", "redis"}) {
+		t.Fatalf("an unknown system answers %+v, want the known ones", none)
+	}
+}
+
+// A trace larger than get_run's read cap: the answer reads only the cap, says so in
+// scan.limited, and reports the true span count, not the cap.
+func TestGetRunOfAHugeTraceReportsTheTrueTotal(t *testing.T) {
+	const n = 100_000
+	b := &memory.Backend{}
+	trace := "0af7651916cd43dd8448eb211c80319c"
+	start := fixtureNow.Add(-time.Minute).UnixNano()
+	rows := make([]telemetry.SpanRow, 0, n)
+	rows = append(rows, telemetry.SpanRow{TraceID: trace, SpanID: "0000000000000001", Name: "import", Kind: telemetry.KindServer,
+		Service: "batch", StartNs: start, DurationNs: int64(time.Second), StatusCode: telemetry.CodeUnset})
+	for i := 2; i <= n; i++ {
+		rows = append(rows, telemetry.SpanRow{TraceID: trace, SpanID: fmt.Sprintf("%016x", i), ParentSpanID: "0000000000000001",
+			Name: "row", Kind: telemetry.KindInternal, Service: "batch", StartNs: start + int64(i), DurationNs: 1000, StatusCode: telemetry.CodeUnset})
+	}
+	b.AddSpans(rows...)
+	f := New(Deps{Telemetry: telemetry.NewEngine(b, nil), Now: func() time.Time { return fixtureNow }})
+	out, err := f.GetRun(context.Background(), gen.GetRunInput{ID: trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *out.Page.Total != n || !out.Scan.Limited || !out.Page.Truncated || out.OmittedSpans != n-len(out.Spans) {
+		t.Fatalf("page %+v scan %+v omitted %d, want total %d and a limited scan", out.Page, out.Scan, out.OmittedSpans, n)
+	}
+	if !strings.Contains(out.Summary, "ran 100000 spans") {
+		t.Fatalf("summary %q does not report the true span count", out.Summary)
 	}
 }

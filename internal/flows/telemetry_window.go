@@ -17,9 +17,11 @@ import (
 // maxWindow is the longest window a telemetry tool covers (CONTRACTS.md: max 7d).
 const maxWindow = 7 * 24 * time.Hour
 
-// Default windows: analytics look at the last minutes, lists at the last hour, jobs at the day.
+// Default windows: one hour for every telemetry tool, so their counts agree, and a day for the
+// last job (jobs run daily). The schemas' defaults say the same; these apply when a caller
+// passes neither window nor sinceUnixMs through a path that skipped them.
 const (
-	analyticsWindow = 15 * time.Minute
+	analyticsWindow = time.Hour
 	listWindow      = time.Hour
 	jobWindow       = 24 * time.Hour
 )
@@ -123,6 +125,14 @@ func (f *Flows) page(tool string, in any, snap telemetry.Snapshot, offset, retur
 // scanOut maps the port's scan.
 func scanOut(s telemetry.Scan) gen.Scan {
 	return gen.Scan{Limited: s.Limited, Scanned: int(s.Scanned), WindowStartUnixMs: int(s.WindowStartMs), WindowEndUnixMs: int(s.WindowEndMs)}
+}
+
+// derefStatus returns the run status filter, "" for none.
+func derefStatus(p *gen.RunStatus) string {
+	if p == nil {
+		return ""
+	}
+	return string(*p)
 }
 
 // deref returns *p or "" for nil.

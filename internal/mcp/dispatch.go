@@ -34,7 +34,13 @@ func (ss *session) handleLine(line []byte) {
 	case '{':
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(trimmed, &obj); err != nil {
-			ss.send(parseError())
+			// Well-formed JSON nested too deep for encoding/json is still answered with its id.
+			in, ok := decodeDeep(trimmed)
+			if !ok {
+				ss.send(parseError())
+				return
+			}
+			ss.serveDecoded(in, ss.send)
 			return
 		}
 		ss.handleMessage(obj, ss.send)
@@ -85,7 +91,11 @@ func (ss *session) handleBatch(raw []byte) {
 
 // handleMessage serves one decoded JSON object; reply receives its one answer.
 func (ss *session) handleMessage(obj map[string]json.RawMessage, reply replyFunc) {
-	in := decodeObject(obj)
+	ss.serveDecoded(decodeObject(obj), reply)
+}
+
+// serveDecoded serves one classified message; reply receives its one answer (nil for none).
+func (ss *session) serveDecoded(in inbound, reply replyFunc) {
 	switch in.kind {
 	case kindNotification:
 		ss.handleNotification(in)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // fuzzMaxMessage is a small ceiling so fuzzed input reaches the over-long path.
@@ -40,10 +41,15 @@ func (quickHandler) CallTool(_ context.Context, req CallRequest) (CallResult, er
 }
 
 // FuzzServe feeds arbitrary bytes to the server and checks that it never panics, writes only
-// JSON lines, and answers every request with a readable id exactly once (unless the input
-// cancels that id). The seed corpus holds the client side of every transcript.
+// JSON lines that are valid UTF-8, and answers every request with a readable id exactly once
+// (unless the input cancels that id). The seed corpus holds the client side of every transcript
+// whose lines can fit the fuzz ceiling (deep_nesting's cannot: a value nested 10,000 levels
+// deep takes 20,000 bytes).
 func FuzzServe(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	// A handler that echoes raw bytes that are not UTF-8: the transport still writes UTF-8.
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}` + "\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"a\":\"\xfe\xc3\"}}}"))
 	f.Fuzz(checkServe)
 }
 
@@ -62,6 +68,9 @@ func checkServe(t *testing.T, data []byte) {
 	for _, line := range splitLines(out.String()) {
 		if !json.Valid([]byte(line)) {
 			t.Fatalf("output line is not JSON: %q", clip(line))
+		}
+		if !utf8.ValidString(line) {
+			t.Fatalf("output line is not valid UTF-8: %q", clip(line))
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal([]byte(line), &obj) != nil {

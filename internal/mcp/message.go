@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // nullID is the id of a response to a message whose own id could not be read.
@@ -79,7 +80,7 @@ func decodeObject(obj map[string]json.RawMessage) inbound {
 	rawMethod, hasMethod := obj["method"]
 	in := inbound{id: nullID}
 	if hasID && readableID(rawID) {
-		in.id = rawID
+		in.id = echoableID(rawID)
 	}
 	if !hasMethod {
 		_, hasResult := obj["result"]
@@ -138,6 +139,27 @@ func readableID(raw json.RawMessage) bool {
 	}
 	c := raw[0]
 	return c == '"' || c == '-' || (c >= '0' && c <= '9')
+}
+
+// echoableID returns an id fit to be written back: as sent when it is valid UTF-8 (the rule for
+// every JSON text), else read the way encoding/json reads every other string of the message,
+// each invalid byte becoming U+FFFD, and written again. The request is then served and answered
+// once, with the id the client's own decoder most likely sees in its place, and idKey finds the
+// same call by either form. Refusing it instead would answer with id null, which no client can
+// match to its request.
+func echoableID(raw json.RawMessage) json.RawMessage {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return nullID // not a string (numbers are ASCII): cannot happen for a readable id
+	}
+	fixed, err := json.Marshal(s)
+	if err != nil {
+		return nullID
+	}
+	return fixed
 }
 
 // idKey canonicalises an id so the same request is found however its string was escaped.

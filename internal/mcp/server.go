@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Server serves one MCP peer per Serve call. It snapshots the handler's tool list when created:
@@ -179,8 +181,9 @@ func (ss *session) send(r *response) {
 	ss.sendFrame(r)
 }
 
-// sendFrame encodes v and writes it whole. A value that cannot be encoded is a server bug: it
-// is logged and, for a response, replaced by an internal error so the request is still answered.
+// sendFrame encodes v and writes it whole, always as valid UTF-8. A value that cannot be encoded
+// is a server bug: it is logged and, for a response, replaced by an internal error so the
+// request is still answered.
 func (ss *session) sendFrame(v any) {
 	frame, err := encodeLine(v)
 	if err != nil {
@@ -192,6 +195,12 @@ func (ss *session) sendFrame(v any) {
 		if frame, err = encodeLine(errorResponse(r.ID, internalError())); err != nil {
 			return
 		}
+	}
+	if !utf8.Valid(frame) {
+		// Only a handler's raw JSON can carry such bytes, and only inside strings (JSON allows
+		// nothing but ASCII outside them), so replacing them keeps the frame valid JSON.
+		ss.s.opts.Logger.Warn("outgoing message held bytes that are not UTF-8; replaced with U+FFFD")
+		frame = bytes.ToValidUTF8(frame, []byte("\uFFFD"))
 	}
 	if err := ss.out.write(frame); err != nil {
 		ss.failOnce.Do(func() {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/tools/txtar"
 )
@@ -24,8 +25,12 @@ import (
 // or, named "server (any order)", as a set. ${BIG} stands for the 5 MiB payload of the big tool.
 //
 // Directives: "!long N" sends a line of N bytes that is not JSON; "!noeol LINE" sends LINE
-// without a trailing newline; "!wait-started" waits until a slow call runs; "!wait-output N"
-// waits until the server wrote N lines; "!release" lets one slow call finish.
+// without a trailing newline; "!nest N LINE" sends LINE with @@ replaced by N nested empty
+// arrays; "!bytes LINE" sends LINE with each \xHH replaced by that byte (for invalid UTF-8);
+// "!wait-started" waits until a slow call runs; "!wait-output N" waits until the server wrote
+// N lines; "!release" lets one slow call finish.
+//
+// Every line the server writes must be valid UTF-8, whatever the client sent.
 //
 // UPDATE_GOLDEN=1 rewrites the server sections with what the server wrote.
 
@@ -132,6 +137,13 @@ func runTranscript(t *testing.T, file string) {
 			err = writeLong(feed, n)
 		case "!noeol":
 			_, err = io.WriteString(feed, arg)
+		case "!nest":
+			n, template, _ := strings.Cut(arg, " ")
+			depth, _ := strconv.Atoi(n)
+			nested := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+			_, err = io.WriteString(feed, strings.Replace(template, "@@", nested, 1)+"\n")
+		case "!bytes":
+			_, err = feed.Write(append(hexEscapes(t, arg), '\n'))
 		case "!wait-started":
 			select {
 			case <-h.started:
@@ -164,6 +176,11 @@ func runTranscript(t *testing.T, file string) {
 
 	if bad := out.splitFrames(); bad != "" {
 		t.Errorf("a write was not exactly one whole frame: %q", clip(bad))
+	}
+	for i, line := range splitLines(out.String()) {
+		if !utf8.ValidString(line) {
+			t.Errorf("server line %d is not valid UTF-8: %q", i+1, clip(line))
+		}
 	}
 	got := splitLines(strings.ReplaceAll(out.String(), bigText, "${BIG}"))
 	if tr.anyOrder {
@@ -206,6 +223,26 @@ func writeLong(w io.Writer, n int) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// hexEscapes returns s with every \xHH replaced by the byte it names; other text, including
+// JSON's own escapes, is kept as written.
+func hexEscapes(t *testing.T, s string) []byte {
+	t.Helper()
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		if strings.HasPrefix(s[i:], `\x`) && i+4 <= len(s) {
+			b, err := strconv.ParseUint(s[i+2:i+4], 16, 8)
+			if err != nil {
+				t.Fatalf("bad escape in %q: %v", s, err)
+			}
+			out = append(out, byte(b))
+			i += 3
+			continue
+		}
+		out = append(out, s[i])
+	}
+	return out
 }
 
 func lineDiff(want, got []string) string {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/mcp"
@@ -38,7 +39,11 @@ func (h *Handler) route(ctx context.Context, router gen.Tool, args json.RawMessa
 }
 
 // capabilities answers runlens_capabilities: the profile, the telemetry sources, the tool
-// families and every operation with the path of its published input schema.
+// families and every operation with its argument names. Naming an operation returns that one
+// with its bundled input schema inline, the same document tools/list publishes for the tool in
+// the full profile, so a compact-profile client can build and check arguments without a file
+// it cannot fetch. All thirteen schemas inline would be some 12 KB; the default answer stays
+// near 3 KB and costs one more call only for the operation the agent actually uses.
 func (h *Handler) capabilities(ctx context.Context, args json.RawMessage) []byte {
 	var in struct {
 		Operation string `json:"operation"`
@@ -46,11 +51,13 @@ func (h *Handler) capabilities(ctx context.Context, args json.RawMessage) []byte
 	_ = json.Unmarshal(args, &in)
 
 	type operation struct {
-		Name        string `json:"name"`
-		Family      string `json:"family"`
-		Title       string `json:"title"`
-		Description string `json:"description,omitempty"`
-		InputSchema string `json:"inputSchema"`
+		Name        string          `json:"name"`
+		Family      string          `json:"family"`
+		Title       string          `json:"title"`
+		Description string          `json:"description,omitempty"`
+		Arguments   []string        `json:"arguments"`
+		Required    []string        `json:"required,omitempty"`
+		InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	}
 	out := struct {
 		Profile    Profile     `json:"profile"`
@@ -70,14 +77,36 @@ func (h *Handler) capabilities(ctx context.Context, args json.RawMessage) []byte
 		if in.Operation != "" && in.Operation != t.Name {
 			continue
 		}
-		out.Operations = append(out.Operations, operation{
+		names, required := argumentsOf(t.InputSchema)
+		op := operation{
 			Name:        t.Name,
 			Family:      t.Family,
 			Title:       t.Title,
 			Description: t.Description,
-			InputSchema: "tools/" + t.Name + ".input.json",
-		})
+			Arguments:   names,
+			Required:    required,
+		}
+		if in.Operation != "" {
+			op.InputSchema = t.InputSchema
+		}
+		out.Operations = append(out.Operations, op)
 	}
 	raw, _ := json.Marshal(out)
 	return raw
+}
+
+// argumentsOf lists the top-level properties of an input schema, sorted, and its required ones
+// in schema order.
+func argumentsOf(schema json.RawMessage) (names, required []string) {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &s) // generated from a linted schema: always an object
+	names = make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names, s.Required
 }

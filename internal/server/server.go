@@ -191,7 +191,12 @@ func (h *Handler) failure(ctx context.Context, t gen.Tool, err error) (mcp.CallR
 		return h.errorResult(toolerr.New(string(gen.ErrorCodeOutputTooLarge), tooLarge.Error()).WithHint(tooLarge.Hint())), nil
 	}
 	if errors.Is(err, shape.ErrCursorInvalid) {
-		return h.errorResult(toolerr.New(string(gen.ErrorCodeCursorInvalid), "the cursor does not belong to this query or the data changed").WithHint(shape.CursorHint)), nil
+		msg := "the cursor does not belong to this query or the data changed"
+		var ce *shape.CursorError
+		if errors.As(err, &ce) {
+			msg = ce.Message()
+		}
+		return h.errorResult(toolerr.New(string(gen.ErrorCodeCursorInvalid), msg).WithHint(shape.CursorHint)), nil
 	}
 	if ctx.Err() != nil {
 		return h.errorResult(toolerr.New(string(gen.ErrorCodeCancelled), "the call was cancelled")), nil

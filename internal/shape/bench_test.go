@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/runlens/runlens/internal/secretenv"
 )
 
 // typicalAnswer is a list_runs-like answer of about 6 KiB without secrets.
@@ -25,7 +27,7 @@ func typicalAnswer() []byte {
 }
 
 func BenchmarkRedactStringWithoutSecrets(b *testing.B) {
-	r := NewRedactor(RedactorOptions{SecretValues: SecretEnvValues([]string{"GITHUB_TOKEN=plainOpaqueValue"})})
+	r := NewRedactor(RedactorOptions{SecretValues: secretenv.RedactionValues([]string{"GITHUB_TOKEN=plainOpaqueValue"}, nil)})
 	s := "GET /api/orders/1234/confirm returned 200 in 12ms; service orders-api, region eu-west-1"
 	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()

@@ -90,9 +90,11 @@ func TestCursorFailsClosed(t *testing.T) {
 		{name: "an added filter", cursor: cur, tool: "list_runs", query: listRunsQuery{Domain: "checkout", Window: "1h", Service: "api"}, fp: "fp-1", reason: CursorQueryChanged},
 		{name: "changed data", cursor: cur, tool: "list_runs", query: q, fp: "fp-2", reason: CursorDataChanged},
 		{name: "a tampered offset byte", cursor: flip(len(raw) - macLen - 1), tool: "list_runs", query: q, fp: "fp-1", reason: CursorForged},
-		{name: "a tampered tag byte", cursor: flip(3), tool: "list_runs", query: q, fp: "fp-1", reason: CursorForged},
+		{name: "a tampered tag byte", cursor: flip(1 + keyIDLen + 2), tool: "list_runs", query: q, fp: "fp-1", reason: CursorForged},
+		{name: "a tampered key id", cursor: flip(2), tool: "list_runs", query: q, fp: "fp-1", reason: CursorOtherKey},
 		{name: "a tampered MAC byte", cursor: flip(len(raw) - 1), tool: "list_runs", query: q, fp: "fp-1", reason: CursorForged},
-		{name: "a cursor of another process", cursor: foreign, tool: "list_runs", query: q, fp: "fp-1", reason: CursorForged},
+		{name: "a cursor minted with another key", cursor: foreign, tool: "list_runs", query: q, fp: "fp-1", reason: CursorOtherKey},
+		{name: "a cursor of the previous format", cursor: base64.RawURLEncoding.EncodeToString(append([]byte{1}, raw[1+keyIDLen:]...)), tool: "list_runs", query: q, fp: "fp-1", reason: CursorOtherVersion},
 		{name: "garbage", cursor: "not a cursor!", tool: "list_runs", query: q, fp: "fp-1", reason: CursorMalformed},
 		{name: "valid base64 of the wrong length", cursor: "AAAA", tool: "list_runs", query: q, fp: "fp-1", reason: CursorMalformed},
 		{name: "the empty string", cursor: "", tool: "list_runs", query: q, fp: "fp-1", reason: CursorMalformed},
@@ -136,5 +138,25 @@ func TestCursorKeyIsCopied(t *testing.T) {
 	key[0] = 'X'
 	if got, err := c.Decode(cur, "t", nil, ""); err != nil || got != 5 {
 		t.Errorf("Decode after the caller changed its key slice = %d, %v; want 5", got, err)
+	}
+}
+
+func TestCursorRefusalsSayWhy(t *testing.T) {
+	seen := map[string]CursorReason{}
+	for _, r := range []CursorReason{CursorMalformed, CursorOtherVersion, CursorOtherKey, CursorForged, CursorWrongTool, CursorQueryChanged, CursorDataChanged} {
+		msg := (&CursorError{Reason: r}).Message()
+		if prev, dup := seen[msg]; dup {
+			t.Errorf("reasons %q and %q share the message %q", prev, r, msg)
+		}
+		seen[msg] = r
+	}
+	for reason, want := range map[CursorReason]string{
+		CursorOtherKey:     "another cursor key",
+		CursorQueryChanged: "different arguments",
+		CursorDataChanged:  "the data changed",
+	} {
+		if msg := (&CursorError{Reason: reason}).Message(); !strings.Contains(msg, want) {
+			t.Errorf("the message of %q is %q, want it to say %q", reason, msg, want)
+		}
 	}
 }

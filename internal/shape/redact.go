@@ -16,7 +16,8 @@ type RedactorOptions struct {
 	// replaced whole; nil means DefaultSensitiveKeys.
 	SensitiveKeys []string
 	// SecretValues are literal values to scrub wherever they appear, typically
-	// SecretEnvValues(os.Environ()); values shorter than 6 bytes are ignored as too common.
+	// secretenv.RedactionValues(os.Environ(), patterns), the values of the variables an
+	// executed command does not see; values shorter than 6 bytes are ignored as too common.
 	SecretValues []string
 }
 

@@ -17,6 +17,9 @@ type rule struct {
 	re       *regexp.Regexp
 	groups   []int
 	valid    func(string) bool // rejects look-alikes the expression cannot tell apart
+	// validMatch, when set, rejects a whole match (submatch indexes m into s) that is no
+	// secret for a reason outside the secret part, such as the key it is the value of.
+	validMatch func(s string, m []int) bool
 }
 
 // apply replaces every secret the rule finds in s.
@@ -36,7 +39,7 @@ func (r *rule) apply(s string) string {
 			}
 		}
 		secret := s[start:end]
-		if start == end || secret == Redacted || r.valid != nil && !r.valid(secret) {
+		if start == end || secret == Redacted || r.valid != nil && !r.valid(secret) || r.validMatch != nil && !r.validMatch(s, m) {
 			continue
 		}
 		if b.Len() == 0 {
@@ -118,11 +121,12 @@ var builtinRules = sync.OnceValue(func() []rule {
 			// the key must end in the credential word, so "max_tokens=100" is left alone.
 			name:     "credential pair",
 			triggers: []string{"pass", "pwd", "secret", "token", "key", "credential", "signature"},
-			re: regexp.MustCompile(`(?i)\b[\w.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|` +
-				`access[_\-]?key|private[_\-]?key|credentials?|signature)["']?\s*[:=]\s*` +
+			re: regexp.MustCompile(`(?i)\b([\w.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|` +
+				`access[_\-]?key|private[_\-]?key|credentials?|signature))["']?\s*[:=]\s*` +
 				`(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'&;,<>(){}\[\]]+))`),
-			groups: []int{1, 2, 3},
-			valid:  notPlaceholder,
+			groups:     []int{2, 3, 4},
+			valid:      notPlaceholder,
+			validMatch: notWorkingDirectory,
 		},
 		{
 			name:     "url signature or key parameter",
@@ -206,6 +210,28 @@ func notPlaceholder(s string) bool {
 		return false
 	}
 	return true
+}
+
+// notWorkingDirectory leaves alone the shell's PWD and OLDPWD: "pwd" ends their names, but
+// they hold the working directory, a path. The ODBC "Pwd=" of a connection string, whose value
+// is not a path, stays a password.
+func notWorkingDirectory(s string, m []int) bool {
+	key := s[m[2]:m[3]]
+	if !strings.EqualFold(key, "pwd") && !strings.EqualFold(key, "oldpwd") {
+		return true
+	}
+	for _, g := range []int{2, 3, 4} {
+		if m[2*g] >= 0 {
+			v := s[m[2*g]:m[2*g+1]]
+			return !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~") && !isWindowsPath(v)
+		}
+	}
+	return true
+}
+
+// isWindowsPath reports whether v starts like C:\ or C:/.
+func isWindowsPath(v string) bool {
+	return len(v) >= 3 && ('A' <= v[0]&^0x20 && v[0]&^0x20 <= 'Z') && v[1] == ':' && (v[2] == '\\' || v[2] == '/')
 }
 
 // looksRandom tells a token from a word: tokens carry digits, or mix cases over some length.

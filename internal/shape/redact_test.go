@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runlens/runlens/internal/secretenv"
 	"pgregory.net/rapid"
 )
 
@@ -75,6 +76,8 @@ var canaries = []canary{
 	{name: "quoted password with spaces", text: `password="correct horse battery"`, secret: "correct horse battery"},
 	{name: "password in a JSON-looking log line", text: `{"user":"bob","password":"j50nPassw0rd"}`, secret: "j50nPassw0rd", kept: "bob"},
 	{name: "yaml password", text: "  password: y4mlPassw0rd\n  host: db", secret: "y4mlPassw0rd", kept: "host: db"},
+	{name: "a pwd pair that is not the working directory", text: "MYSQL_PWD=c4n4ryMysqlPwd", secret: "c4n4ryMysqlPwd"},
+	{name: "a lower-case odbc pwd", text: "uid=sa;pwd=c4n4ryOdbcPwd;", secret: "c4n4ryOdbcPwd"},
 }
 
 // lookAlikes must pass through the redactor unchanged.
@@ -90,6 +93,10 @@ var lookAlikes = []string{
 	"SELECT * FROM users WHERE password = ? AND token = $1", "password: [REDACTED]",
 	"-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----",
 	"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl user@host",
+	"PWD=/home/dev/project", "OLDPWD=/srv/app/releases/42", "export PWD=~/src/app", `"PWD": "/srv/tree"`,
+	`PWD=C:\Users\dev\app`, "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+	"NODE_EXTRA_CA_CERTS=/etc/ssl/certs/extra.pem", "REQUESTS_CA_BUNDLE=/etc/ssl/certs/ca-bundle.crt",
+	"CURL_CA_BUNDLE=/etc/pki/tls/certs/ca-bundle.crt",
 	"日本語のテキスト", "GET /api/runs/run_01HZX3 200", "AWS region us-east-1", "the secret sauce",
 }
 
@@ -245,7 +252,7 @@ func TestRedactorCustomKeysReplaceDefaults(t *testing.T) {
 
 func TestRedactorSecretValues(t *testing.T) {
 	env := []string{"MY_SERVICE_TOKEN=plainOpaqueValue", "SHORT_TOKEN=abc", "HOME=/root"}
-	r := NewRedactor(RedactorOptions{SecretValues: SecretEnvValues(env)})
+	r := NewRedactor(RedactorOptions{SecretValues: secretenv.RedactionValues(env, nil)})
 	tests := []struct{ in, want string }{
 		{in: "connecting with plainOpaqueValue now", want: "connecting with [REDACTED] now"},
 		{in: "abc stays: too short to be scrubbed everywhere", want: "abc stays: too short to be scrubbed everywhere"},

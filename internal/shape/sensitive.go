@@ -3,6 +3,8 @@ package shape
 import (
 	"slices"
 	"strings"
+
+	"github.com/runlens/runlens/internal/secretenv"
 )
 
 // DefaultSensitiveKeys are the attribute keys whose values are replaced whole, whatever they look
@@ -108,59 +110,7 @@ func matchAny(globs []keyGlob, key string) bool {
 	return false
 }
 
-// secretNameWords are environment-variable name segments that mark a value as secret.
-var secretNameWords = map[string]bool{
-	"TOKEN": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "PASS": true,
-	"PASSPHRASE": true, "APIKEY": true, "CREDENTIAL": true, "CREDENTIALS": true,
-	"PRIVATE": true, "DSN": true, "COOKIE": true,
-}
-
-// publicAWSNames are AWS_* variables that configure rather than authenticate; their values
-// ("us-east-1", "default") are common words that must not be scrubbed from every answer.
-var publicAWSNames = map[string]bool{
-	"AWS_REGION": true, "AWS_DEFAULT_REGION": true, "AWS_PROFILE": true, "AWS_DEFAULT_PROFILE": true,
-	"AWS_DEFAULT_OUTPUT": true, "AWS_PAGER": true, "AWS_SDK_LOAD_CONFIG": true, "AWS_CONFIG_FILE": true,
-	"AWS_SHARED_CREDENTIALS_FILE": true, "AWS_EXECUTION_ENV": true, "AWS_LAMBDA_FUNCTION_NAME": true,
-	"AWS_LAMBDA_FUNCTION_VERSION": true, "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": true, "AWS_LAMBDA_RUNTIME_API": true,
-	"AWS_STS_REGIONAL_ENDPOINTS": true, "AWS_RETRY_MODE": true, "AWS_MAX_ATTEMPTS": true,
-}
-
-// minSecretValue is the shortest environment value treated as a secret literal: shorter ones
-// ("true", "1234") are too common to scrub from every answer.
-const minSecretValue = 6
-
-// SecretEnvValues returns the values of the variables in environ (os.Environ form) whose names
-// look secret (*_TOKEN, *_SECRET, *_PASSWORD, *_KEY, *API_KEY*, AWS_* credentials,
-// DATABASE_URL, ...) and that are at least 6 bytes long, longest first, so the server can
-// scrub its own secrets from every answer even where no pattern would recognise them.
-func SecretEnvValues(environ []string) []string {
-	var out []string
-	for _, kv := range environ {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || len(value) < minSecretValue || !secretEnvName(name) {
-			continue
-		}
-		if !slices.Contains(out, value) {
-			out = append(out, value)
-		}
-	}
-	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
-	return out
-}
-
-// secretEnvName reports whether an environment variable name marks its value as secret.
-func secretEnvName(name string) bool {
-	n := strings.ToUpper(name)
-	if strings.HasPrefix(n, "AWS_") && !publicAWSNames[n] {
-		return true
-	}
-	if strings.Contains(n, "API_KEY") || strings.Contains(n, "APIKEY") ||
-		strings.Contains(n, "DATABASE_URL") || strings.Contains(n, "CONNECTION_STRING") {
-		return true
-	}
-	segs := strings.Split(n, "_")
-	if len(segs) > 1 && (segs[len(segs)-1] == "KEY" || segs[len(segs)-1] == "URL" && segs[len(segs)-2] == "DB") {
-		return true
-	}
-	return slices.ContainsFunc(segs, func(s string) bool { return secretNameWords[s] })
-}
+// minSecretValue is the shortest literal secret value the redactor scrubs: shorter ones are
+// too common to scrub from every answer. It is the bound secretenv applies to the environment
+// values it hands over, in one place.
+const minSecretValue = secretenv.MinValueLength

@@ -41,6 +41,8 @@ type Source interface {
 	Fingerprint(ctx context.Context) (Snapshot, error)
 	// Describe says what the source is and whether it answers.
 	Describe(ctx context.Context) SourceInfo
+	// Instrumentation samples what the app's instrumentation sends, for the doctor.
+	Instrumentation(ctx context.Context, q InstrumentationQuery) (Instrumentation, error)
 }
 
 // Errors a flow maps to stable tool error codes.

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -105,6 +106,28 @@ func TestCriticalPathFollowsTheChildThatEndedLast(t *testing.T) {
 	}
 	if CriticalPath(nil) != nil {
 		t.Fatal("critical path of nothing is not empty")
+	}
+}
+
+// A failed request: its query took 27.7 ms, then a 0.4 ms error handler ran and the request
+// ended. The handler ended last, but the query is what the request waited for: both are on
+// the path, the fast sibling that ended long before is not.
+func TestCriticalPathKeepsTheQueryAnErrorHandlerFollowed(t *testing.T) {
+	ms := func(f float64) int64 { return int64(f * 1e6) }
+	spans := []Span{
+		{SpanID: "req", StartNs: 0, DurationNs: ms(29)},
+		{SpanID: "auth", ParentSpanID: "req", StartNs: ms(0.1), DurationNs: ms(0.5)},
+		{SpanID: "query", ParentSpanID: "req", StartNs: ms(0.7), DurationNs: ms(27.7)},
+		{SpanID: "rows", ParentSpanID: "query", StartNs: ms(20), DurationNs: ms(8.3)},
+		{SpanID: "handler", ParentSpanID: "req", StartNs: ms(28.5), DurationNs: ms(0.4)},
+	}
+	if got, want := CriticalPath(spans), []string{"req", "auth", "query", "rows", "handler"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("CriticalPath = %v, want %v", got, want)
+	}
+	// A sibling that overlaps the query and ends before it is not on the path.
+	spans = append(spans, Span{SpanID: "cache", ParentSpanID: "req", StartNs: ms(1), DurationNs: ms(2)})
+	if got := CriticalPath(spans); slices.Contains(got, "cache") {
+		t.Fatalf("CriticalPath = %v contains a span the request never waited for", got)
 	}
 }
 

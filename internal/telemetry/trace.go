@@ -26,7 +26,8 @@ func IsEntryKind(kind string) bool { return kind == KindServer || kind == KindCo
 // known), index for index. A span whose parent id is its own id has no parent. Duplicate span
 // ids keep the first occurrence as the target of error marking, but whether a span is an entry
 // does not depend on their order: it is not one when any span carrying its parent's id belongs
-// to its service. Cycles in corrupt data cannot loop.
+// to its service. Cycles in corrupt data cannot loop, and error spans that are all below one
+// another in a cycle still make one origin (the earliest).
 func ShapeTrace(spans []SpanRow) []SpanShape {
 	byID := make(map[string]int, len(spans))
 	services := make(map[[2]string]bool, len(spans))
@@ -60,8 +61,19 @@ func ShapeTrace(spans []SpanRow) []SpanShape {
 			cur = next
 		}
 	}
+	first, found := -1, false
 	for i := range spans {
 		out[i].Origin = spans[i].IsError() && !hasErrorBelow[i]
+		found = found || out[i].Origin
+		if spans[i].IsError() && (first < 0 || spans[i].StartNs < spans[first].StartNs ||
+			(spans[i].StartNs == spans[first].StartNs && spans[i].SpanID < spans[first].SpanID)) {
+			first = i
+		}
+	}
+	// Error spans whose parents form a cycle (corrupt data) are each below another: the
+	// earliest of them stands for the failure, so it is counted once rather than never.
+	if !found && first >= 0 {
+		out[first].Origin = true
 	}
 	return out
 }

@@ -64,54 +64,87 @@ func Tree(spans []Span, maxSpans, maxDepth int) (out []TreeSpan, omitted int) {
 	return out, len(spans) - len(out)
 }
 
-// CriticalPath returns the span ids of the chain that determined the run's duration: from the
-// longest root, repeatedly the child that ended last (ties: the longer, then the lower id).
-// It answers "what was the run waiting on?".
+// CriticalPath returns the span ids of the run's critical path as Jaeger defines it: the
+// segments of work that determined when the run ended. From the root (the longest span
+// without a parent), it follows the child that finished last; back in the parent, the child
+// that finished last before that child started; and so on, down every such child. A failed
+// request whose slow query ended just before a quick error handler has both on its path, the
+// query included. Children are clipped to their parent's time. The ids come in start order
+// (parents before children at equal starts); each once. Cycles in corrupt data cannot loop.
 func CriticalPath(spans []Span) []string {
 	if len(spans) == 0 {
 		return nil
 	}
-	byID := make(map[string]bool, len(spans))
-	for _, s := range spans {
-		byID[s.SpanID] = true
-	}
-	children := make(map[string][]int, len(spans))
-	root := -1
-	better := func(a, b int) bool { // is a a better pick than b?
-		ea, eb := spans[a].StartNs+spans[a].DurationNs, spans[b].StartNs+spans[b].DurationNs
-		if ea != eb {
-			return ea > eb
-		}
-		if spans[a].DurationNs != spans[b].DurationNs {
-			return spans[a].DurationNs > spans[b].DurationNs
-		}
-		return spans[a].SpanID < spans[b].SpanID
-	}
+	byID := make(map[string]int, len(spans))
 	for i, s := range spans {
-		if s.ParentSpanID != "" && byID[s.ParentSpanID] && s.ParentSpanID != s.SpanID {
-			children[s.ParentSpanID] = append(children[s.ParentSpanID], i)
+		if _, dup := byID[s.SpanID]; !dup {
+			byID[s.SpanID] = i
+		}
+	}
+	children := make(map[int][]int, len(spans))
+	root := -1
+	for i, s := range spans {
+		if p, ok := byID[s.ParentSpanID]; ok && s.ParentSpanID != "" && p != i {
+			children[p] = append(children[p], i)
 			continue
 		}
-		if root < 0 || spans[i].DurationNs > spans[root].DurationNs ||
-			(spans[i].DurationNs == spans[root].DurationNs && better(i, root)) {
+		if root < 0 || s.DurationNs > spans[root].DurationNs ||
+			(s.DurationNs == spans[root].DurationNs && s.SpanID < spans[root].SpanID) {
 			root = i
 		}
 	}
 	if root < 0 { // every span is in a cycle
 		root = 0
 	}
-	var path []string
-	seen := map[int]bool{}
-	for cur := root; cur >= 0 && !seen[cur]; {
-		seen[cur] = true
-		path = append(path, spans[cur].SpanID)
-		next := -1
-		for _, c := range children[spans[cur].SpanID] {
-			if next < 0 || better(c, next) {
-				next = c
+	on := map[int]bool{}
+	// walk adds span i's critical sections between start and end (clipped bounds), then those
+	// of the children that determine them.
+	var walk func(i int, start, end int64)
+	walk = func(i int, start, end int64) {
+		on[i] = true
+		cursor := end
+		for steps := 0; steps <= len(spans); steps++ {
+			next, nextEnd := -1, int64(0)
+			for _, c := range children[i] {
+				cs := max(spans[c].StartNs, start)
+				ce := min(spans[c].StartNs+spans[c].DurationNs, end)
+				if ce > cursor || ce < cs || on[c] {
+					continue
+				}
+				if next < 0 || ce > nextEnd || (ce == nextEnd && spans[c].SpanID < spans[next].SpanID) {
+					next, nextEnd = c, ce
+				}
 			}
+			if next < 0 {
+				return
+			}
+			cs := max(spans[next].StartNs, start)
+			walk(next, cs, nextEnd)
+			cursor = cs
 		}
-		cur = next
 	}
-	return path
+	walk(root, spans[root].StartNs, spans[root].StartNs+spans[root].DurationNs)
+	path := make([]int, 0, len(on))
+	for i := range on {
+		path = append(path, i)
+	}
+	depthOf := func(i int) int {
+		d := 0
+		for cur := i; d <= len(spans); d++ {
+			p, ok := byID[spans[cur].ParentSpanID]
+			if !ok || spans[cur].ParentSpanID == "" || p == cur {
+				break
+			}
+			cur = p
+		}
+		return d
+	}
+	slices.SortFunc(path, func(a, b int) int {
+		return cmp.Or(cmp.Compare(spans[a].StartNs, spans[b].StartNs), cmp.Compare(depthOf(a), depthOf(b)), cmp.Compare(spans[a].SpanID, spans[b].SpanID))
+	})
+	ids := make([]string, len(path))
+	for k, i := range path {
+		ids[k] = spans[i].SpanID
+	}
+	return ids
 }

@@ -50,7 +50,7 @@ func latencyCases(tb testing.TB, q telemetry.Source) []latencyCase {
 	for _, w := range benchWindows {
 		// get_run reads one run of the window: the newest failed one, as an agent following
 		// list_runs(status=error) would.
-		page, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Status: str("error"), Limit: 1})
+		page, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Status: new(gen.RunStatusError), Limit: 1})
 		if err != nil || len(page.Runs) == 0 {
 			tb.Fatalf("pick a run for get_run in %s: %v (%d runs)", w, err, len(page.Runs))
 		}
@@ -73,7 +73,7 @@ func latencyCases(tb testing.TB, q telemetry.Source) []latencyCase {
 			return err
 		})
 		add("list_runs", "status=error", func(ctx context.Context) error {
-			_, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Status: str("error")})
+			_, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Status: new(gen.RunStatusError)})
 			return err
 		})
 		add("get_run", "", func(ctx context.Context) error {

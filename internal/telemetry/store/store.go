@@ -131,8 +131,11 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 			return nil, fmt.Errorf("open store %s: %w", o.Path, err)
 		}
 	} else {
-		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		if err := mkdirPrivate(filepath.Dir(abs)); err != nil {
 			return nil, fmt.Errorf("create store directory: %w", err)
+		}
+		if err := preparePrivateFile(abs); err != nil {
+			return nil, fmt.Errorf("open store %s: %w", o.Path, err)
 		}
 		s.writerDB, err = sql.Open("sqlite", dsn(abs, true, o.FsyncEveryCommit))
 		if err != nil {
@@ -143,6 +146,10 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		s.writerDB.SetConnMaxLifetime(0)
 		s.writerDB.SetConnMaxIdleTime(0)
 		if recompute, err = migrate(ctx, s.writerDB, s.convFP); err != nil {
+			s.writerDB.Close()
+			return nil, fmt.Errorf("open store %s: %w", o.Path, err)
+		}
+		if err := makeSidecarsPrivate(abs); err != nil {
 			s.writerDB.Close()
 			return nil, fmt.Errorf("open store %s: %w", o.Path, err)
 		}
