@@ -84,28 +84,25 @@ func TestScansHonourEveryFilterAsTheMemoryBackendDoes(t *testing.T) {
 func TestATraceLookupCountsTheWholeTraceWhileReadingOnlyItsCap(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t, Options{Retention: 48 * time.Hour})
-	start := time.Now().Add(-time.Hour)
-	for batch := range 6 {
-		if _, _, err := s.IngestTraces(ctx, makeTraces("big", 0, 500, start.Add(time.Duration(batch)*time.Minute))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// makeTraces puts 8 spans in a trace; one big trace instead: every batch under one id.
+	const spans = 3000
+	data := bigTrace(spans, 700, time.Now())
+	deliver(t, s, nil, data)
+	big := data.batches[0].traces.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID()
 	b := NewBackend(s)
-	big := hexID(traceID(0))
-	batch, err := b.ScanSpans(ctx, telemetry.SpanScan{TraceIDs: []string{big}, Limit: 5, Oldest: true})
+	batch, err := b.ScanSpans(ctx, telemetry.SpanScan{TraceIDs: []string{hexID(big)}, Limit: 50, Oldest: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(batch.Spans) != 5 || !batch.Limited || batch.Matched != 6*8 {
-		t.Fatalf("read %d spans, limited %v, matched %d; want 5, true and every span of the trace (48)", len(batch.Spans), batch.Limited, batch.Matched)
+	if len(batch.Spans) != 50 || !batch.Limited || batch.Matched != spans {
+		t.Fatalf("read %d spans, limited %v, matched %d; want 50, true and every span of the trace (%d)", len(batch.Spans),
+			batch.Limited, batch.Matched, spans)
 	}
-	run, err := NewQuerier(s, nil).Run(ctx, telemetry.RunQuery{ID: big, MaxSpans: 5})
+	run, err := NewQuerier(s, nil).Run(ctx, telemetry.RunQuery{ID: hexID(big), MaxSpans: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.Spans) != 5 || run.SpanTotal != 48 || !run.Limited {
-		t.Fatalf("get_run read %d spans of %d (limited %v), want 5 of 48", len(run.Spans), run.SpanTotal, run.Limited)
+	if len(run.Spans) != 50 || run.SpanTotal != spans || !run.Limited {
+		t.Fatalf("get_run read %d spans of %d (limited %v), want 50 of %d", len(run.Spans), run.SpanTotal, run.Limited, spans)
 	}
 }
 

@@ -218,7 +218,7 @@ func TestDerivedColumnsAndRollupsStayExactThroughIngestAndPruning(t *testing.T) 
 	windows := windowsAround(now, time.Hour)[:3]
 	src.compareAll(t, conv, windows, runIDsOf(t, src.mem, windows[0]))
 
-	small := openTestStore(t, Options{MaxBytes: 256 << 10})
+	small := openTestStore(t, Options{MaxBytes: 768 << 10})
 	deliver(t, small, nil, newRandomTelemetry(2, 1500, now, 3*time.Hour))
 	if deleted, err := small.Prune(ctx); err != nil || deleted == 0 {
 		t.Fatalf("size pruning deleted %d rows (%v)", deleted, err)

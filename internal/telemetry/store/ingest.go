@@ -40,7 +40,7 @@ func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, r
 	if err != nil {
 		return 0, b.rejected, fmt.Errorf("ingest traces: %w", err)
 	}
-	return len(b.recs), b.rejected, nil
+	return b.accepted, b.rejected, nil
 }
 
 // IngestLogs stores every log record of ld in one transaction and returns only after it
@@ -80,9 +80,11 @@ type spanRec struct {
 // writer may run a batch twice (a group that failed is retried job by job): it overwrites the
 // columns it sets and never changes the rest.
 type spanBatch struct {
-	recs     []spanRec
-	rejected int
-	args     [spanShapes][]any
+	recs []spanRec
+	// accepted counts the spans with valid ids, copies of a span included: a copy of a span
+	// the batch or the store holds already is acknowledged and not stored again.
+	accepted, rejected int
+	args               [spanShapes][]any
 	// traces lists the batch's traces in first-seen order; byTrace their spans.
 	traces  []string
 	byTrace map[string][]int
@@ -92,11 +94,13 @@ type spanBatch struct {
 
 // spanArgs flattens td into insert arguments in spanColumnNames order, each row cut to its
 // shape (Seq and the trace-level columns are left for the writer), computing the span's own
-// derived columns with dv and its entry flag within the batch.
+// derived columns with dv and its entry flag within the batch. A span whose trace and span id
+// an earlier span of the batch carries is a copy and is left out.
 func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
-	b := spanBatch{recs: make([]spanRec, 0, td.SpanCount()), byTrace: map[string][]int{}, failing: map[string]bool{}}
+	b := spanBatch{recs: make([]spanRec, 0, td.SpanCount())}
 	var buf []byte
 	attrs := conventions.Attributes{}
+	seen := make(map[spanKey]bool, td.SpanCount())
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -115,10 +119,16 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 					b.rejected++
 					continue
 				}
+				b.accepted++
+				key := spanKey{hexID(sp.TraceID()), hexID(sp.SpanID())}
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
 				start, end := nanos(sp.StartTimestamp()), nanos(sp.EndTimestamp())
 				r := spanRec{
 					row: telemetry.SpanRow{
-						TraceID: hexID(sp.TraceID()), SpanID: hexID(sp.SpanID()), Name: sp.Name(), Kind: flatten.Kind(sp.Kind()),
+						TraceID: key.trace, SpanID: key.span, Name: sp.Name(), Kind: flatten.Kind(sp.Kind()),
 						Service: service, StartNs: start, DurationNs: max(end-start, 0),
 						StatusCode: flatten.StatusCode(sp.Status().Code()), StatusMessage: sp.Status().Message(),
 					},
@@ -137,16 +147,39 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 				r.row.Attributes = attrs
 				r.d = dv.deriveSpan(&r.row)
 				r.row.Attributes = nil
-				t := r.row.TraceID
-				if _, seen := b.byTrace[t]; !seen {
-					b.traces = append(b.traces, t)
-				}
-				b.byTrace[t] = append(b.byTrace[t], len(b.recs))
-				if r.row.IsError() {
-					b.failing[t] = true
-				}
 				b.recs = append(b.recs, r)
 			}
+		}
+	}
+	b.build()
+	return b
+}
+
+// without returns the batch less the spans at the given indexes of recs (copies of stored
+// spans), its arguments rebuilt.
+func (b spanBatch) without(drop map[int]bool) spanBatch {
+	out := spanBatch{accepted: b.accepted, rejected: b.rejected, recs: make([]spanRec, 0, len(b.recs)-len(drop))}
+	for i, r := range b.recs {
+		if !drop[i] {
+			out.recs = append(out.recs, r)
+		}
+	}
+	out.build()
+	return out
+}
+
+// build groups the batch's spans by trace, computes their entry flags within the batch and
+// fills the insert arguments.
+func (b *spanBatch) build() {
+	b.traces, b.byTrace, b.failing = nil, map[string][]int{}, map[string]bool{}
+	for i := range b.recs {
+		t := b.recs[i].row.TraceID
+		if _, seen := b.byTrace[t]; !seen {
+			b.traces = append(b.traces, t)
+		}
+		b.byTrace[t] = append(b.byTrace[t], i)
+		if b.recs[i].row.IsError() {
+			b.failing[t] = true
 		}
 	}
 	// Entry flags within the batch, a trace at a time.
@@ -177,6 +210,7 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 		count[r.shape]++
 	}
 	for sh := range b.args {
+		b.args[sh] = nil
 		if count[sh] > 0 {
 			b.args[sh] = make([]any, 0, count[sh]*len(spanShapeColumns[sh]))
 		}
@@ -225,9 +259,7 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 			)
 		}
 		b.args[r.shape] = row
-		r.resJSON, r.attrs, r.evs, r.lks = "", "", "", "" // held by args now
 	}
-	return b
 }
 
 // rootVerdict is the RunVerdict column of a span: its verdict on roots, NULL elsewhere.

@@ -11,17 +11,81 @@ import (
 // stored spans it settles, TraceErrored and RunErrored of the trace's roots, TraceFailing of
 // its stored error records, and the occurrences of every failing trace it touches (recomputed
 // once per transaction, before it commits). The rollups count every row.
+//
+// A span whose trace and span id are stored already (a retried export) is not stored again:
+// the insert skips it, and the batch is written again without it, so nothing counts it.
 func writeSpans(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch, next *int64) error {
+	first := *next
+	for {
+		copies, err := writeSpansOnce(ctx, tx, st, b, next)
+		if err != nil || len(copies) == 0 {
+			return err
+		}
+		b = b.without(copies)
+		*next = first
+	}
+}
+
+// writeSpansOnce writes b and returns nil copies, or, when some of its spans are copies of
+// stored spans, writes nothing and returns them (indexes of b.recs).
+func writeSpansOnce(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch, next *int64) (map[int]bool, error) {
 	storedErr, err := storedErrorTraces(ctx, tx, st, b.traces)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	entry := make([]bool, len(b.recs))
 	for i := range b.recs {
 		entry[i] = b.recs[i].entry
 	}
-	if err := settleEntries(ctx, tx, st, &b, entry); err != nil {
-		return err
+	settled, err := settleEntries(ctx, tx, st, &b, entry)
+	if err != nil {
+		return nil, err
+	}
+	// Sequence numbers follow the batch's order whatever shape each row is inserted in.
+	first := *next
+	runErr := make([]int64, len(b.recs))
+	for i := range b.recs {
+		r := &b.recs[i]
+		args := b.args[r.shape]
+		args[r.at+colSeq] = *next
+		*next++
+		if r.shape == shapeFull {
+			args[r.at+colIsEntry] = boolInt(entry[i])
+			args[r.at+colRevisable] = boolInt(entry[i] && r.row.ParentSpanID != "")
+			if r.row.IsRoot() {
+				errored := b.failing[r.row.TraceID] || storedErr[r.row.TraceID]
+				runErr[i] = runErrored(r.d.Verdict, errored)
+				args[r.at+colTraceErrored] = boolInt(errored)
+				args[r.at+colRunErrored] = runErr[i]
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT spans`); err != nil {
+		return nil, fmt.Errorf("insert spans: %w", err)
+	}
+	var inserted int64
+	for sh, args := range b.args {
+		n, err := insertRows(ctx, tx, st.insertSpans[sh], st.insertSpan[sh], args, len(spanShapeColumns[sh]), spanRowsPerInsert[sh])
+		inserted += n
+		if err != nil {
+			return nil, fmt.Errorf("insert spans: %w", err)
+		}
+	}
+	if inserted < int64(len(b.recs)) {
+		copies, err := skipped(ctx, tx, first, *next)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `ROLLBACK TO spans; RELEASE spans`)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("insert spans: %w", err)
+		}
+		return copies, nil
+	}
+	if _, err := tx.ExecContext(ctx, `RELEASE spans`); err != nil {
+		return nil, fmt.Errorf("insert spans: %w", err)
+	}
+	if err := updateSeqs(ctx, tx, `UPDATE `+TracesTable+` SET IsEntry = 0, EntryRevisable = 0`, settled); err != nil {
+		return nil, err
 	}
 	var newlyFailing []string
 	for _, t := range b.traces {
@@ -30,38 +94,17 @@ func writeSpans(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch, ne
 		}
 	}
 	if err := markFailing(ctx, tx, st, newlyFailing); err != nil {
-		return err
+		return nil, err
 	}
-	// Sequence numbers follow the batch's order whatever shape each row is inserted in.
 	roll := &st.roll
 	for i := range b.recs {
 		r := &b.recs[i]
-		args := b.args[r.shape]
-		args[r.at+colSeq] = *next
-		*next++
-		var runErr int64
-		if r.shape == shapeFull {
-			args[r.at+colIsEntry] = boolInt(entry[i])
-			args[r.at+colRevisable] = boolInt(entry[i] && r.row.ParentSpanID != "")
-			if r.row.IsRoot() {
-				errored := b.failing[r.row.TraceID] || storedErr[r.row.TraceID]
-				runErr = runErrored(r.d.Verdict, errored)
-				args[r.at+colTraceErrored] = boolInt(errored)
-				args[r.at+colRunErrored] = runErr
-			}
-		}
 		roll.addSpan(r.row.StartNs, r.row.Service, 1)
 		if r.d.DBKey != "" {
 			roll.addDB(r.row.StartNs, r.d.DBKey, r.row.Service, r.d.DBSystem, r.row.DurationNs, boolInt(r.row.IsError()), 1)
 		}
 		if r.row.IsRoot() {
-			roll.addRun(r.row.StartNs, r.row.Service, r.d.Domain, 1, runErr)
-		}
-	}
-	for sh, args := range b.args {
-		n := len(spanShapeColumns[sh])
-		if err := insertRows(ctx, tx, st.insertSpans[sh], st.insertSpan[sh], args, n, spanRowsPerInsert[sh]); err != nil {
-			return fmt.Errorf("insert spans: %w", err)
+			roll.addRun(r.row.StartNs, r.row.Service, r.d.Domain, 1, runErr[i])
 		}
 	}
 	for _, t := range b.traces {
@@ -69,7 +112,24 @@ func writeSpans(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch, ne
 			st.reshape[t] = true
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// skipped returns the indexes (from 0) of the sequence numbers in [first, end) the insert
+// skipped.
+func skipped(ctx context.Context, tx *sql.Tx, first, end int64) (map[int]bool, error) {
+	out := make(map[int]bool)
+	for s := first; s < end; s++ {
+		out[int(s-first)] = true
+	}
+	err := eachRow(ctx, tx, `SELECT Seq FROM `+TracesTable+` WHERE Seq >= ? AND Seq < ?`, []any{first, end},
+		func(scan func(...any) error) error {
+			var s int64
+			err := scan(&s)
+			delete(out, int(s-first))
+			return err
+		})
+	return out, err
 }
 
 // writeLogs inserts a batch of log records: an error record of a trace with a stored error
@@ -98,7 +158,7 @@ func writeLogs(ctx context.Context, tx *sql.Tx, st *statements, b logBatch, next
 			st.reshape[r.row.TraceID] = true
 		}
 	}
-	if err := insertRows(ctx, tx, st.insertLogs, st.insertLog, b.args, logColumnCount, rowsPerInsert); err != nil {
+	if _, err := insertRows(ctx, tx, st.insertLogs, st.insertLog, b.args, logColumnCount, rowsPerInsert); err != nil {
 		return fmt.Errorf("insert logs: %w", err)
 	}
 	return nil

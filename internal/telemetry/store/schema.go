@@ -152,8 +152,9 @@ package store
 //	                    a service's spans of one operation; status edges; the service list
 //	otel_traces_entries (ServiceName, Timestamp, SpanName, Duration, IsError) WHERE IsEntry = 1
 //	                    analyze_service_performance over entry spans, from the index alone
-//	otel_traces_trace_span (TraceId, SpanId)                  get_run, a trace's spans, a
-//	                    span's parent by id
+//	otel_traces_trace_span UNIQUE (TraceId, SpanId)           one span per trace and span id
+//	                    (the first that arrived: a retried export sends its spans again); get_run,
+//	                    a trace's spans, a span's parent by id
 //	otel_traces_revisable (TraceId, ParentSpanId) WHERE EntryRevisable = 1
 //	                    ingest: the stored spans a new span may settle
 //	otel_traces_error_traces (TraceId) WHERE IsError = 1      ingest: does a trace have a
@@ -353,7 +354,12 @@ DROP INDEX IF EXISTS otel_traces_runs;
 DROP INDEX IF EXISTS otel_traces_db;
 DROP INDEX IF EXISTS otel_logs_errors;
 
-CREATE INDEX otel_traces_trace_span ON otel_traces (TraceId, SpanId);
+-- One span per trace and span id, the first that arrived: a retried export sent the others.
+CREATE INDEX otel_traces_copies ON otel_traces (TraceId, SpanId);
+DELETE FROM otel_traces WHERE Seq IN (SELECT t.Seq FROM otel_traces t WHERE EXISTS (
+	SELECT 1 FROM otel_traces o INDEXED BY otel_traces_copies WHERE o.TraceId = t.TraceId AND o.SpanId = t.SpanId AND o.Seq < t.Seq));
+DROP INDEX otel_traces_copies;
+CREATE UNIQUE INDEX otel_traces_trace_span ON otel_traces (TraceId, SpanId);
 CREATE INDEX otel_traces_entries ON otel_traces (ServiceName, Timestamp, SpanName, Duration, IsError) WHERE IsEntry = 1;
 CREATE INDEX otel_traces_revisable ON otel_traces (TraceId, ParentSpanId) WHERE EntryRevisable = 1;
 CREATE INDEX otel_traces_origins ON otel_traces (Timestamp, ServiceName, TraceId, SpanId, Fingerprint, ExceptionType,
@@ -368,10 +374,26 @@ CREATE TABLE otel_deferred_traces (
 	TraceId TEXT PRIMARY KEY
 ) WITHOUT ROWID;
 
-ALTER TABLE otel_activity RENAME COLUMN SpanErrors TO SpanOccurrences;
-ALTER TABLE otel_activity RENAME COLUMN LogErrors TO LogOccurrences;
-UPDATE otel_activity SET SpanOccurrences = 0;
-UPDATE otel_run_activity SET ErroredRuns = 0;
+-- The rollups, counted again over what is left, with the new columns at their defaults (no
+-- origin span, no errored run, no error record folded, no database operation yet).
+DROP TABLE otel_activity;
+CREATE TABLE otel_activity (
+	Bucket          INTEGER NOT NULL,
+	ServiceName     TEXT    NOT NULL,
+	Spans           INTEGER NOT NULL DEFAULT 0,
+	SpanOccurrences INTEGER NOT NULL DEFAULT 0,
+	Logs            INTEGER NOT NULL DEFAULT 0,
+	LogOccurrences  INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (Bucket, ServiceName)
+) WITHOUT ROWID;
+INSERT INTO otel_activity (Bucket, ServiceName, Spans)
+	SELECT Timestamp / 300000000000, ServiceName, COUNT(*) FROM otel_traces GROUP BY 1, 2;
+INSERT INTO otel_activity (Bucket, ServiceName, Logs, LogOccurrences)
+	SELECT Timestamp / 300000000000, ServiceName, COUNT(*), SUM(IsError) FROM otel_logs WHERE true GROUP BY 1, 2
+	ON CONFLICT (Bucket, ServiceName) DO UPDATE SET Logs = excluded.Logs, LogOccurrences = excluded.LogOccurrences;
+DELETE FROM otel_run_activity;
+INSERT INTO otel_run_activity (Bucket, ServiceName, Domain, Runs)
+	SELECT Timestamp / 300000000000, ServiceName, COALESCE(Domain, ''), COUNT(*) FROM otel_traces WHERE IsRoot = 1 GROUP BY 1, 2, 3;
 DROP TABLE otel_db_activity;
 CREATE TABLE otel_db_activity (
 	Bucket      INTEGER NOT NULL,

@@ -46,9 +46,9 @@ var traceRowsRead atomic.Int64
 type spanKey struct{ trace, span string }
 
 // settleEntries decides the entry flag of the batch's spans whose parent may be stored
-// (entry is each span's flag given the batch; it is updated in place), and settles the stored
-// revisable spans whose parent id the batch brings.
-func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch, entry []bool) error {
+// (entry is each span's flag given the batch; it is updated in place), and returns the stored
+// revisable spans the batch's spans make non-entries. It only reads.
+func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch, entry []bool) (settled []int64, err error) {
 	inBatch := make(map[spanKey][]int, len(b.recs))
 	for i := range b.recs {
 		k := spanKey{b.recs[i].row.TraceID, b.recs[i].row.SpanID}
@@ -57,7 +57,7 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 	// The stored revisable spans below the batch's spans: first which traces have any (a seek
 	// each), then, in those, the ones whose parent id a batch span carries (a seek each).
 	var withRevisable []string
-	err := inChunks(ctx, b.traces, tx.StmtContext(ctx, st.revisable), tx.StmtContext(ctx, st.revisableFew),
+	err = inChunks(ctx, b.traces, tx.StmtContext(ctx, st.revisable), tx.StmtContext(ctx, st.revisableFew),
 		func(rows *sql.Rows) error {
 			var t string
 			err := rows.Scan(&t)
@@ -65,7 +65,7 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 			return err
 		})
 	if err != nil {
-		return fmt.Errorf("find revisable spans: %w", err)
+		return nil, fmt.Errorf("find revisable spans: %w", err)
 	}
 	var below []spanKey
 	for _, t := range withRevisable {
@@ -75,7 +75,7 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 	}
 	children, err := revisableBelow(ctx, tx, below)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	need := map[spanKey]bool{}
 	var pending []int
@@ -89,11 +89,11 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 		need[spanKey{c.row.TraceID, c.row.ParentSpanID}] = true
 	}
 	if len(need) == 0 {
-		return nil
+		return nil, nil
 	}
 	stored, err := spansByID(ctx, tx, need)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	parents := func(k spanKey) []telemetry.SpanRow {
 		out := slices.Clone(stored[k])
@@ -106,13 +106,12 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 		r := &b.recs[i]
 		entry[i] = entryGiven(r.row, parents(spanKey{r.row.TraceID, r.row.ParentSpanID}))
 	}
-	var settled []int64
 	for _, c := range children {
 		if !entryGiven(c.row, parents(spanKey{c.row.TraceID, c.row.ParentSpanID})) {
 			settled = append(settled, c.seq)
 		}
 	}
-	return updateSeqs(ctx, tx, `UPDATE `+TracesTable+` SET IsEntry = 0, EntryRevisable = 0`, settled)
+	return settled, nil
 }
 
 // updateSeqs runs update (an UPDATE without WHERE) on the rows with the given sequence

@@ -242,30 +242,44 @@ func insertSQL(table string, columns []string, rows int) string {
 		}
 		b.WriteString(one)
 	}
+	if table == TracesTable {
+		b.WriteString(" ON CONFLICT (TraceId, SpanId) DO NOTHING")
+	}
 	return b.String()
 }
 
 // insertRows writes the rows whose arguments fill args (ncols per row) using the statement of
-// perMany rows for full chunks and the single-row one for the rest.
-func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, args []any, ncols, perMany int) error {
+// perMany rows for full chunks and the single-row one for the rest, and returns how many rows
+// it inserted (a span insert skips a copy of a stored span).
+func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, args []any, ncols, perMany int) (int64, error) {
 	n := len(args) / ncols
 	chunk := perMany * ncols
+	var inserted int64
+	exec := func(stmt *sql.Stmt, part []any) error {
+		res, err := stmt.ExecContext(ctx, part...)
+		if err != nil {
+			return err
+		}
+		k, err := res.RowsAffected()
+		inserted += k
+		return err
+	}
 	i := 0
 	if n >= perMany {
 		stmt := tx.StmtContext(ctx, many)
 		for ; i+perMany <= n; i += perMany {
-			if _, err := stmt.ExecContext(ctx, args[i*ncols:i*ncols+chunk]...); err != nil {
-				return err
+			if err := exec(stmt, args[i*ncols:i*ncols+chunk]); err != nil {
+				return inserted, err
 			}
 		}
 	}
 	if i < n {
 		stmt := tx.StmtContext(ctx, one)
 		for ; i < n; i++ {
-			if _, err := stmt.ExecContext(ctx, args[i*ncols:(i+1)*ncols]...); err != nil {
-				return err
+			if err := exec(stmt, args[i*ncols:(i+1)*ncols]); err != nil {
+				return inserted, err
 			}
 		}
 	}
-	return nil
+	return inserted, nil
 }
