@@ -201,7 +201,7 @@ func (a *App) telemetrySource() telemetry.Source {
 			if err != nil {
 				return nil, err
 			}
-			return store.NewQuerier(st, conv), nil
+			return telemetry.NewEngine(store.NewBackend(st), conv), nil
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
 	default:
 		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}

@@ -36,7 +36,8 @@ func (e *Engine) LastJob(ctx context.Context, q JobQuery) (JobResult, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int {
+	// Stable: executions that tie (duplicates of a span) keep the order of the scan.
+	slices.SortStableFunc(idx, func(a, b int) int {
 		return cmp.Or(cmp.Compare(jobs[b].StartMs, jobs[a].StartMs), cmp.Compare(spanIDs[a], spanIDs[b]))
 	})
 	return PickLastJob(jobs, idx, q, e.limits.MaxHints), nil
@@ -120,20 +121,25 @@ func (e *Engine) ServicePerformance(ctx context.Context, q PerformanceQuery) (Pe
 	return p, nil
 }
 
-// entrySpans keeps the entry spans among one service's spans, fetching the traces of spans
-// whose parent is not among them to see whose the parent is.
+// entrySpans keeps the entry spans among the window's spans, by ShapeTrace's rule: a span is
+// not an entry when a span carrying its parent's id belongs to its service. Parents among the
+// spans themselves answer most; the traces of the others are fetched.
 func (e *Engine) entrySpans(ctx context.Context, spans []SpanRow) ([]SpanRow, bool, error) {
-	own := make(map[[2]string]bool, len(spans))
+	// (trace, span id, service) of every known span: of the window, then of fetched traces.
+	known := make(map[[3]string]bool, len(spans))
 	for _, s := range spans {
-		own[[2]string{s.TraceID, s.SpanID}] = true
+		known[[3]string{s.TraceID, s.SpanID, s.Service}] = true
+	}
+	hasParent := func(s *SpanRow) bool {
+		return s.ParentSpanID != "" && s.ParentSpanID != s.SpanID
 	}
 	var unknown []string
-	for _, s := range spans {
-		if !IsEntryKind(s.Kind) && !s.IsRoot() && !own[[2]string{s.TraceID, s.ParentSpanID}] {
+	for i := range spans {
+		s := &spans[i]
+		if !IsEntryKind(s.Kind) && hasParent(s) && !known[[3]string{s.TraceID, s.ParentSpanID, s.Service}] {
 			unknown = append(unknown, s.TraceID)
 		}
 	}
-	parents := map[[2]string]string{} // (trace, span) -> service
 	limited := false
 	if len(unknown) > 0 {
 		traces, lim, _, err := e.traceSpans(ctx, sortedUnique(unknown), false, 0, 0)
@@ -143,19 +149,15 @@ func (e *Engine) entrySpans(ctx context.Context, spans []SpanRow) ([]SpanRow, bo
 		limited = lim
 		for t, ss := range traces {
 			for _, s := range ss {
-				parents[[2]string{t, s.SpanID}] = s.Service
+				known[[3]string{t, s.SpanID, s.Service}] = true
 			}
 		}
 	}
 	out := make([]SpanRow, 0, len(spans))
-	for _, s := range spans {
-		entry := IsEntryKind(s.Kind) || s.IsRoot()
-		if !entry && !own[[2]string{s.TraceID, s.ParentSpanID}] {
-			svc, found := parents[[2]string{s.TraceID, s.ParentSpanID}]
-			entry = !found || svc != s.Service
-		}
-		if entry {
-			out = append(out, s)
+	for i := range spans {
+		s := &spans[i]
+		if IsEntryKind(s.Kind) || !hasParent(s) || !known[[3]string{s.TraceID, s.ParentSpanID, s.Service}] {
+			out = append(out, *s)
 		}
 	}
 	return out, limited, nil
@@ -240,14 +242,14 @@ func (e *Engine) DBOperations(ctx context.Context, q DBQuery) (DBReport, error) 
 			return r, err
 		}
 	}
-	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, AttrKeys: prefixKeys(e.conv.DBKeys.KeyPrefixes), Fields: FieldAttributes})
+	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, AttrKeys: DBAttrKeys(e.conv), Fields: FieldAttributes})
 	if err != nil {
 		return DBReport{}, err
 	}
 	var ops []DBSample
 	for i := range b.Spans {
 		s := &b.Spans[i]
-		op, ok := e.conv.DBOperation(s.Name, s.Attributes)
+		op, ok := DBOperationOf(e.conv, s)
 		if !ok {
 			continue
 		}
@@ -257,6 +259,21 @@ func (e *Engine) DBOperations(ctx context.Context, q DBQuery) (DBReport, error) 
 	rep.Scan = windowScan(q.Window)
 	rep.Scan.Scanned, rep.Scan.Limited = b.Scanned, b.Limited
 	return rep, nil
+}
+
+// DBAttrKeys are the attribute keys (prefixes, ending in ".") a database operation span
+// carries a non-empty value under: what DBOperations scans for.
+func DBAttrKeys(conv *conventions.Conventions) []string { return prefixKeys(conv.DBKeys.KeyPrefixes) }
+
+// DBOperationOf reads the database operation of a span (with attributes) as DBOperations
+// counts it: a span with a non-empty attribute under DBAttrKeys that the conventions read as
+// an operation. Backends that precompute operations call it, so they count the same spans.
+func DBOperationOf(conv *conventions.Conventions, s *SpanRow) (conventions.DBOperation, bool) {
+	scan := SpanScan{AttrKeys: DBAttrKeys(conv)}
+	if !MatchSpan(&scan, s) {
+		return conventions.DBOperation{}, false
+	}
+	return conv.DBOperation(s.Name, s.Attributes)
 }
 
 // DBSample is one database operation span.

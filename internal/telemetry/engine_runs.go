@@ -33,9 +33,10 @@ func (e *Engine) windowRuns(ctx context.Context, w Window, service string, asOf 
 	return runs, roots.Limited || limited, nil
 }
 
-// SortRuns orders runs newest first, then by trace id.
+// SortRuns orders runs newest first, then by trace id and run id. It is stable: runs that tie
+// (duplicates of a root span) keep the order of the scan, which every backend returns alike.
 func SortRuns(runs []RunSummary) {
-	slices.SortFunc(runs, func(a, b RunSummary) int {
+	slices.SortStableFunc(runs, func(a, b RunSummary) int {
 		return cmp.Or(cmp.Compare(b.StartMs, a.StartMs), cmp.Compare(a.TraceID, b.TraceID), cmp.Compare(a.ID, b.ID))
 	})
 }
@@ -192,9 +193,11 @@ func (e *Engine) resolveRun(ctx context.Context, id string) (string, error) {
 		}
 	}
 	if len(e.conv.ExecutionIDKeys) > 0 {
-		b, err = e.b.ScanSpans(ctx, SpanScan{RootsOnly: true, AttrKeys: e.conv.ExecutionIDKeys, AttrValue: id, Limit: 1, Fields: FieldAttributes})
+		// Every root carrying id under some execution-id key, newest first: a newer root whose
+		// first execution id is another one must not hide an older run keyed by id.
+		b, err = e.scanSpans(ctx, SpanScan{RootsOnly: true, AttrKeys: e.conv.ExecutionIDKeys, AttrValue: id, Fields: FieldAttributes})
 		if err != nil {
-			return "", wrapUnreachable(err)
+			return "", err
 		}
 		for i := range b.Spans {
 			if e.conv.ExecutionID(b.Spans[i].Attributes) == id {

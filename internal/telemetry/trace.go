@@ -23,23 +23,27 @@ type SpanShape struct {
 func IsEntryKind(kind string) bool { return kind == KindServer || kind == KindConsumer }
 
 // ShapeTrace computes the shape of each span of spans (one trace, or as much of it as is
-// known), index for index. Duplicate span ids keep the first occurrence as the parent target;
-// cycles in corrupt data cannot loop, and error spans that are all below one another in a
-// cycle still make one origin (the earliest).
+// known), index for index. A span whose parent id is its own id has no parent. Duplicate span
+// ids keep the first occurrence as the target of error marking, but whether a span is an entry
+// does not depend on their order: it is not one when any span carrying its parent's id belongs
+// to its service. Cycles in corrupt data cannot loop, and error spans that are all below one
+// another in a cycle still make one origin (the earliest).
 func ShapeTrace(spans []SpanRow) []SpanShape {
 	byID := make(map[string]int, len(spans))
+	services := make(map[[2]string]bool, len(spans))
 	for i := range spans {
 		if _, dup := byID[spans[i].SpanID]; !dup {
 			byID[spans[i].SpanID] = i
 		}
+		services[[2]string{spans[i].SpanID, spans[i].Service}] = true
 	}
 	out := make([]SpanShape, len(spans))
 	hasErrorBelow := make([]bool, len(spans))
 	for i := range spans {
 		s := &spans[i]
 		p, ok := byID[s.ParentSpanID]
-		parentKnown := ok && s.ParentSpanID != "" && p != i
-		out[i].Entry = IsEntryKind(s.Kind) || !parentKnown || spans[p].Service != s.Service
+		parentKnown := ok && s.ParentSpanID != "" && s.ParentSpanID != s.SpanID
+		out[i].Entry = IsEntryKind(s.Kind) || !parentKnown || !services[[2]string{s.ParentSpanID, s.Service}]
 		if !s.IsError() || !parentKnown {
 			continue
 		}
@@ -158,7 +162,8 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 	if len(origins) == 0 {
 		return nil
 	}
-	slices.SortFunc(origins, func(a, b int) int {
+	// Stable: duplicates of one origin keep the order of spans, so every source lists them alike.
+	slices.SortStableFunc(origins, func(a, b int) int {
 		return cmp.Or(cmp.Compare(spans[a].StartNs, spans[b].StartNs), strings.Compare(spans[a].SpanID, spans[b].SpanID))
 	})
 	// ancestors lists an origin's error ancestors, nearest first, and every ancestor's id.

@@ -45,6 +45,7 @@ func NormalizeStatementN(s string, n int) string {
 		switch {
 		case unicode.IsSpace(r):
 			space = true
+			prevIdent = false // a number after a keyword and a space is a literal
 			i++
 			continue
 		}

@@ -20,6 +20,7 @@ func TestNormalizeStatement(t *testing.T) {
 		{"double-quoted identifiers are kept", `SELECT "User" FROM "t" WHERE a = 1`, `SELECT "User" FROM "t" WHERE a = ?`},
 		{"negative numbers keep their sign", "UPDATE t SET v = -5", "UPDATE t SET v = -?"},
 		{"an unterminated quote does not leak", "SELECT 'secret", "SELECT ?"},
+		{"a number after a keyword is a literal", "SELECT a FROM t ORDER BY a LIMIT 20 OFFSET\n40", "SELECT a FROM t ORDER BY a LIMIT ? OFFSET ?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,9 +20,16 @@ import (
 )
 
 // Backend holds spans and log records. The zero value is empty and ready to use.
+//
+// It holds one span per trace and span id, the first that arrived: an exporter that retries a
+// batch sends its spans again, and a span sent twice is one span. Deciding it as spans arrive,
+// rather than per scan, keeps a copy that differs (corrupt instrumentation reusing an id) from
+// counting in one answer and not in another — and it is what a backend that aggregates, such
+// as the embedded store, can do too.
 type Backend struct {
 	mu    sync.RWMutex
 	spans []row[telemetry.SpanRow]
+	ids   map[[2]string]bool // trace and span ids held
 	logs  []row[telemetry.LogRow]
 	seq   int64
 	// Info is what Describe answers; Kind defaults to "memory".
@@ -46,11 +53,19 @@ func (b *Backend) AddTraces(td ptrace.Traces) int {
 // AddLogs stores the records of ld.
 func (b *Backend) AddLogs(ld plog.Logs) { b.AddLogRows(flatten.Logs(ld, time.Now())...) }
 
-// AddSpans stores span rows.
+// AddSpans stores span rows; a row whose trace and span id are held already is dropped.
 func (b *Backend) AddSpans(rows ...telemetry.SpanRow) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.ids == nil {
+		b.ids = map[[2]string]bool{}
+	}
 	for _, r := range rows {
+		k := [2]string{r.TraceID, r.SpanID}
+		if b.ids[k] {
+			continue
+		}
+		b.ids[k] = true
 		b.seq++
 		b.spans = append(b.spans, row[telemetry.SpanRow]{b.seq, r})
 	}

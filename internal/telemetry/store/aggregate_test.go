@@ -6,13 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"pgregory.net/rapid"
 
 	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 func TestNthSmallestIsTheSortedElement(t *testing.T) {
@@ -82,27 +81,17 @@ func TestSpanNamesHoldingSeparatorsAreStillMeasuredExactly(t *testing.T) {
 		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
 		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Duration(i+1) * time.Millisecond)))
 	}
-	fast, slow := loadTwiceTraces(t, td)
-	pq := telemetry.PerformanceQuery{Window: last(now.Add(time.Second), time.Hour), Service: "odd", TopN: 10}
-	got, err := fast.ServicePerformance(ctx, pq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := slow.ServicePerformance(ctx, pq)
+	src := loadSources(t, conventions.Default(), randomTelemetry{batches: []randomBatch{{traces: &td}}})
+	pq := telemetry.PerformanceQuery{Window: telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.Add(time.Second).UnixMilli()},
+		Service: "odd", TopN: 10}
+	got, err := src.caps.ServicePerformance(ctx, pq)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.SampleCount != 40 || len(got.TopOperations) != len(names) {
 		t.Fatalf("measured %d spans in %d operations, want 40 in %d", got.SampleCount, len(got.TopOperations), len(names))
 	}
-	if diff := cmp.Diff(want, got, ignoreScanned, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("ServicePerformance (-decoded +derived):\n%s", diff)
-	}
-}
-
-// loadTwiceTraces is loadTwice for one batch of spans.
-func loadTwiceTraces(t *testing.T, td ptrace.Traces) (derived, decoded *Querier) {
-	return loadTwice(t, randomTelemetry{traces: []ptrace.Traces{td}})
+	src.sameAnswers(t, "ServicePerformance", func(s telemetry.Source) (any, error) { return s.ServicePerformance(ctx, pq) })
 }
 
 func TestWindowsSplitIntoWholeBucketsAndEdges(t *testing.T) {

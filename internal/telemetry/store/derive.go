@@ -5,20 +5,28 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
+	"github.com/runlens/runlens/internal/telemetry/fixture"
+	"github.com/runlens/runlens/internal/telemetry/flatten"
 )
 
 // derivationVersion changes whenever the code below gives a derived column another meaning,
-// so that files computed by an older build are recomputed rather than misread.
-const derivationVersion = 1
+// so that files computed by an older build are recomputed rather than misread. Version 2 is
+// the engine's semantics (schema version 3).
+const derivationVersion = 2
 
-// conventionsFingerprint identifies the derived columns' inputs: the conventions document and
-// the derivation code. The store records it in meta; a querier with other conventions, or a
-// store whose recomputation is unfinished, does not trust the derived columns.
+// conventionsFingerprint identifies the derived columns' inputs: the conventions document, the
+// derivation code, and what the engine's functions answer (behaviour). The store records it in
+// meta; a capability asked with other conventions, or while a recomputation is unfinished, does
+// not trust the derived columns.
 func conventionsFingerprint(c *conventions.Conventions) string {
 	doc, err := json.Marshal(c)
 	if err != nil { // a struct of strings and slices always encodes
@@ -27,81 +35,132 @@ func conventionsFingerprint(c *conventions.Conventions) string {
 	h := sha256.New()
 	h.Write([]byte(strconv.Itoa(derivationVersion) + "\x00"))
 	h.Write(doc)
+	h.Write([]byte(behaviour(c)))
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
-// spanDerived are a span's derived columns (schema.go). Fields shown only for the few rows of an
-// answer (a job's outcome and exit code, a database operation's collection) are not stored:
-// every stored column costs each ingested span a bound parameter, and reading them back from
-// the attributes of those rows is cheap.
-type spanDerived struct {
-	RunID, Domain                            string
-	JobID, JobName, JobStatus                string
-	DBLabel, DBSystem                        string
-	ErrorMessage, ExceptionType, Fingerprint string
+// behaviour digests what the engine's functions answer, with c, over a sample of telemetry: the
+// fixture dataset of c's preset, as the store would derive it. The derived columns hold those
+// answers, so a build whose engine answers otherwise (its semantics changed) recomputes them
+// even if nobody changed derivationVersion.
+func behaviour(c *conventions.Conventions) string {
+	d, err := fixture.New(fixture.Options{Preset: c.Preset, Now: time.Unix(1_700_000_000, 0).UTC(), Seed: 1})
+	if err != nil {
+		return "no sample: " + err.Error()
+	}
+	spans, _ := flatten.Spans(d.Traces)
+	logs := flatten.Logs(d.Logs, d.Now)
+	dv := newDeriver(c)
+	h := sha256.New()
+	byTrace := map[string][]telemetry.SpanRow{}
+	for i := range spans {
+		fmt.Fprintf(h, "%+v\n", dv.deriveSpan(&spans[i]))
+		byTrace[spans[i].TraceID] = append(byTrace[spans[i].TraceID], spans[i])
+	}
+	errLogs := map[string][]telemetry.LogRow{}
+	for i := range logs {
+		if logs[i].IsError() {
+			fmt.Fprintf(h, "%+v\n", dv.deriveLog(&logs[i]))
+			errLogs[logs[i].TraceID] = append(errLogs[logs[i].TraceID], logs[i])
+		}
+	}
+	traces := make([]string, 0, len(byTrace))
+	for t := range byTrace {
+		traces = append(traces, t)
+	}
+	slices.Sort(traces)
+	for _, t := range traces {
+		ss := byTrace[t]
+		slices.SortStableFunc(ss, func(a, b telemetry.SpanRow) int {
+			return cmp.Or(cmp.Compare(b.StartNs, a.StartNs), cmp.Compare(b.SpanID, a.SpanID))
+		})
+		fmt.Fprintf(h, "%+v\n%+v\n", telemetry.ShapeTrace(ss), telemetry.TraceOccurrences(c, ss, errLogs[t]))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
-// spanFacts are what the derivation reads of a span besides its attributes.
-type spanFacts struct {
-	name          string
-	isRoot        bool
-	isError       bool
-	statusMessage string
-	// exceptionMessage and exceptionType are the first non-empty exception.message and
-	// exception.type among the span's "exception" events.
-	exceptionMessage, exceptionType string
+// spanDerived are the columns one span's own fields give (schema.go); the trace-level ones
+// (IsEntry, TraceErrored, occurrences) are maintained per trace (shape.go).
+type spanDerived struct {
+	// RunID and Domain are set on roots: TraceRun's run id (empty when the trace is the run)
+	// and domain.
+	RunID, Domain string
+	// Verdict, on roots, encodes the run's normalized status: bit 0 is set when RunFromRoot
+	// says error for a trace without an error span, bit 1 when it says error for one with.
+	Verdict int64
+	// JobID and JobName are set on job spans (JobFromSpan).
+	JobID, JobName string
+	// DBKey and DBSystem are set on database operation spans (DBOperationOf).
+	DBKey, DBSystem string
 }
+
+// runErrored is a root's RunErrored: its verdict's bit for whether the trace has an error span.
+func runErrored(verdict int64, traceErrored bool) int64 {
+	return (verdict >> boolInt(traceErrored)) & 1
+}
+
+// runErroredSQL is runErrored over a root's columns.
+const runErroredSQL = `((COALESCE(RunVerdict, 0) >> TraceErrored) & 1)`
 
 // deriver computes derived columns with one conventions document. It remembers the database
-// label of recent statements: normalizing a statement costs more than the rest of the
+// operation of recent statements: normalizing a statement costs more than the rest of the
 // derivation together, and applications send the same statements over and over.
 type deriver struct {
-	conv  *conventions.Conventions
-	mu    sync.Mutex
-	dbOps map[string]conventions.DBOperation
+	conv *conventions.Conventions
+	// dbScan is the filter DBOperations scans database spans with.
+	dbScan telemetry.SpanScan
+	mu     sync.Mutex
+	dbOps  map[string]conventions.DBOperation
 }
 
-// maxCachedStatements bounds the remembered labels; the cache starts over when full.
+// maxCachedStatements bounds the remembered operations; the cache starts over when full.
 const maxCachedStatements = 4096
 
 func newDeriver(conv *conventions.Conventions) *deriver {
-	return &deriver{conv: conv, dbOps: map[string]conventions.DBOperation{}}
+	return &deriver{conv: conv, dbScan: telemetry.SpanScan{AttrKeys: telemetry.DBAttrKeys(conv)}, dbOps: map[string]conventions.DBOperation{}}
 }
 
-// deriveSpan computes a span's derived columns, exactly as the decoding queries classify a
-// span from its attribute JSON: run key and domain on roots, job fields on spans with a job id,
-// the database label on spans with a database attribute, and the message, type and fingerprint
-// of an error.
-func (dv *deriver) deriveSpan(f spanFacts, attrs conventions.Attributes) spanDerived {
+// deriveSpan computes a span's own derived columns with the engine's functions. s carries its
+// attributes; its events are not read.
+func (dv *deriver) deriveSpan(s *telemetry.SpanRow) spanDerived {
 	conv := dv.conv
 	var d spanDerived
-	if f.isRoot {
-		d.RunID = conv.ExecutionID(attrs)
-		d.Domain = conv.Domain(attrs)
+	if s.IsRoot() {
+		run := telemetry.TraceRun(conv, []telemetry.SpanRow{*s})
+		if run.ID != s.TraceID {
+			d.RunID = run.ID
+		}
+		d.Domain = run.Domain
+		if telemetry.RunFromRoot(conv, s, false).Status == telemetry.StatusError {
+			d.Verdict |= 1
+		}
+		if telemetry.RunFromRoot(conv, s, true).Status == telemetry.StatusError {
+			d.Verdict |= 2
+		}
 	}
-	if job, ok := conv.Job(attrs); ok {
-		d.JobID, d.JobName, d.JobStatus = job.ID, cmp.Or(job.Name, f.name), job.Status
+	if j, ok := telemetry.JobFromSpan(conv, s); ok {
+		d.JobID, d.JobName = j.JobID, j.JobName
 	}
-	if op, ok := dv.dbOperation(f.name, attrs); ok {
-		d.DBLabel, d.DBSystem = op.Label, op.System
-	}
-	if f.isError {
-		d.ErrorMessage, d.ExceptionType = errorFields(f.statusMessage, f.exceptionMessage, f.exceptionType, attrs)
-		d.Fingerprint = conventions.Fingerprint(d.ExceptionType, d.ErrorMessage)
+	if op, ok := dv.dbOperation(s); ok {
+		d.DBKey, d.DBSystem = op.Key, op.System
 	}
 	return d
 }
 
-// dbOperation is conv.DBOperation, remembered for spans with a statement: its answer depends
-// only on the span name and the first non-empty value of each of its key lists, which make the
-// cache key.
-func (dv *deriver) dbOperation(name string, attrs conventions.Attributes) (conventions.DBOperation, bool) {
-	k := dv.conv.DBKeys
-	stmt := firstValue(attrs, k.StatementKeys)
-	if stmt == "" || !anyKeyPrefix(attrs, k.KeyPrefixes) {
-		return dv.conv.DBOperation(name, attrs)
+// dbOperation is telemetry.DBOperationOf, with the conventions' part remembered for spans with
+// a statement: it depends only on the span name and the first non-empty value of each of the
+// conventions' key lists (once DBOperationOf's attribute filter passed), which make the key.
+func (dv *deriver) dbOperation(s *telemetry.SpanRow) (conventions.DBOperation, bool) {
+	if !telemetry.MatchSpan(&dv.dbScan, s) {
+		return conventions.DBOperation{}, false
 	}
-	key := strings.Join([]string{name, stmt, firstValue(attrs, k.SystemKeys), firstValue(attrs, k.SummaryKeys),
+	k := dv.conv.DBKeys
+	attrs := s.Attributes
+	stmt := firstValue(attrs, k.StatementKeys)
+	if stmt == "" {
+		return dv.conv.DBOperation(s.Name, attrs)
+	}
+	key := strings.Join([]string{s.Name, stmt, firstValue(attrs, k.SystemKeys), firstValue(attrs, k.SummaryKeys),
 		firstValue(attrs, k.OperationKeys), firstValue(attrs, k.CollectionKeys)}, "\x00")
 	dv.mu.Lock()
 	op, ok := dv.dbOps[key]
@@ -109,8 +168,10 @@ func (dv *deriver) dbOperation(name string, attrs conventions.Attributes) (conve
 	if ok {
 		return op, true
 	}
-	op, _ = dv.conv.DBOperation(name, attrs)
-	op.Statement = "" // not stored; no need to keep it
+	op, ok = dv.conv.DBOperation(s.Name, attrs)
+	if !ok {
+		return op, false
+	}
 	dv.mu.Lock()
 	if len(dv.dbOps) >= maxCachedStatements {
 		clear(dv.dbOps)
@@ -120,7 +181,7 @@ func (dv *deriver) dbOperation(name string, attrs conventions.Attributes) (conve
 	return op, true
 }
 
-// firstValue is the first non-empty value among keys, as the conventions read key lists.
+// firstValue is the first non-empty value among keys, the cache key's part of a key list.
 func firstValue(attrs conventions.Attributes, keys []string) string {
 	for _, k := range keys {
 		if v := attrs[k]; v != "" {
@@ -130,56 +191,14 @@ func firstValue(attrs conventions.Attributes, keys []string) string {
 	return ""
 }
 
-// anyKeyPrefix reports whether an attribute key starts with one of prefixes.
-func anyKeyPrefix(attrs conventions.Attributes, prefixes []string) bool {
-	for k := range attrs {
-		for _, p := range prefixes {
-			if strings.HasPrefix(k, p) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// errorFields is an error span's message (the status message, else the exception event's) and
-// type (the exception event's, else error.type).
-func errorFields(statusMessage, exceptionMessage, exceptionType string, attrs conventions.Attributes) (msg, typ string) {
-	return cmp.Or(statusMessage, exceptionMessage), cmp.Or(exceptionType, attrs["error.type"])
-}
-
-// exceptionOf reads the first non-empty exception.message and exception.type of the
-// "exception" events in an EventsJSON column.
-func exceptionOf(eventsJSON string) (msg, typ string) {
-	if eventsJSON == "" || eventsJSON == "[]" {
-		return "", ""
-	}
-	var evs []spanEvent
-	if json.Unmarshal([]byte(eventsJSON), &evs) != nil {
-		return "", ""
-	}
-	for _, e := range evs {
-		if e.Name != "exception" {
-			continue
-		}
-		msg = cmp.Or(msg, e.Attributes["exception.message"])
-		typ = cmp.Or(typ, e.Attributes["exception.type"])
-	}
-	return msg, typ
-}
-
-// logDerived are an error record's derived columns.
+// logDerived are an error record's derived columns: its own occurrence (LogOccurrence).
 type logDerived struct {
 	ErrorMessage, ExceptionType, Fingerprint string
 }
 
-// deriveLog computes an error record's derived columns: its body (else exception.message),
-// its exception.type (else error.type) and their fingerprint.
-func deriveLog(body string, attrs conventions.Attributes) logDerived {
-	d := logDerived{
-		ErrorMessage:  cmp.Or(body, attrs["exception.message"]),
-		ExceptionType: cmp.Or(attrs["exception.type"], attrs["error.type"]),
-	}
-	d.Fingerprint = conventions.Fingerprint(d.ExceptionType, d.ErrorMessage)
-	return d
+// deriveLog computes an error record's occurrence fields; the run and domain are the query's
+// (they follow the trace's root, which may arrive later).
+func (dv *deriver) deriveLog(l *telemetry.LogRow) logDerived {
+	o := telemetry.LogOccurrence(dv.conv, l, telemetry.RunOfTrace{})
+	return logDerived{ErrorMessage: o.Message, ExceptionType: o.ExceptionType, Fingerprint: o.Fingerprint}
 }

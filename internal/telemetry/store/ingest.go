@@ -7,22 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
+	"github.com/runlens/runlens/internal/telemetry/flatten"
 )
 
 // ErrReadOnly is returned by writes on a store opened with Options.ReadOnly.
 var ErrReadOnly = errors.New("telemetry store opened read-only")
-
-// serviceNameKey is the resource attribute that names a service (OpenTelemetry semantic
-// conventions).
-const serviceNameKey = "service.name"
 
 // IngestTraces stores every span of td with valid trace and span ids in one transaction and
 // returns only after it committed, so an acknowledgement sent after a nil error survives a
@@ -33,16 +31,16 @@ func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, r
 		return 0, 0, ErrReadOnly
 	}
 	b := spanArgs(td, s.derive)
-	if b.rows == 0 {
+	if len(b.recs) == 0 {
 		return 0, b.rejected, nil
 	}
-	err = s.writer.submit(ctx, b.rows, false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+	err = s.writer.submit(ctx, len(b.recs), false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
 		return writeSpans(ctx, tx, st, b, next)
 	})
 	if err != nil {
 		return 0, b.rejected, fmt.Errorf("ingest traces: %w", err)
 	}
-	return b.rows, b.rejected, nil
+	return b.accepted, b.rejected, nil
 }
 
 // IngestLogs stores every log record of ld in one transaction and returns only after it
@@ -51,77 +49,63 @@ func (s *Store) IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejecte
 	if s.writer == nil {
 		return 0, 0, ErrReadOnly
 	}
-	args, accepted := logArgs(ld, time.Now())
-	if accepted == 0 {
+	b := logArgs(ld, time.Now(), s.derive)
+	if len(b.recs) == 0 {
 		return 0, 0, nil
 	}
-	err = s.writer.submit(ctx, accepted, false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
-		return writeLogs(ctx, tx, st, args, next)
+	err = s.writer.submit(ctx, len(b.recs), false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+		return writeLogs(ctx, tx, st, b, next)
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("ingest logs: %w", err)
 	}
-	return accepted, 0, nil
+	return len(b.recs), 0, nil
 }
 
-// assignSeq numbers the rows of args (Seq is each row's first column) from *next on. A
-// retried transaction calls it again and simply renumbers.
-func assignSeq(args []any, ncols int, next *int64) {
-	for i := 0; i < len(args); i += ncols {
-		args[i] = *next
-		*next++
-	}
+// spanRec is one accepted span of a batch: the engine's row (its attributes dropped once
+// derived) and what the insert needs besides.
+type spanRec struct {
+	row                                                           telemetry.SpanRow
+	traceState, resJSON, scopeName, scopeVersion, attrs, evs, lks string
+	d                                                             spanDerived
+	// entry is the span's entry flag given the batch's spans of its trace; a span with a parent
+	// id that is an entry here may still have a stored parent (settled by the writer).
+	entry bool
+	shape spanShape
+	at    int // offset of the row in args[shape]
 }
 
 // spanBatch is a batch of spans flattened into insert arguments, one slice per insert shape,
-// with what the writer needs to finish their TraceErrored flags and the rollups inside its
-// transaction.
+// with what the writer needs to settle the trace-level columns inside its transaction. The
+// writer may run a batch twice (a group that failed is retried job by job): it overwrites the
+// columns it sets and never changes the rest.
 type spanBatch struct {
-	args     [spanShapes][]any
-	rows     int
-	rejected int
-	meta     []spanMeta
-	// roots index meta: the root spans.
-	roots []int
-	// errorTraces are the distinct traces with an error span in the batch.
-	errorTraces []string
-}
-
-// spanMeta is what the writer reads of one span of a batch.
-type spanMeta struct {
-	ns, duration                          int64
-	trace, service, domain, label, system string
-	isRoot, isError, traceErrored         bool
-	shape                                 spanShape
-	at                                    int // offset of the row in args[shape]
+	recs []spanRec
+	// accepted counts the spans with valid ids, copies of a span included: a copy of a span
+	// the batch or the store holds already is acknowledged and not stored again.
+	accepted, rejected int
+	args               [spanShapes][]any
+	// traces lists the batch's traces in first-seen order; byTrace their spans.
+	traces  []string
+	byTrace map[string][]int
+	// failing are the traces with an error span in the batch.
+	failing map[string]bool
 }
 
 // spanArgs flattens td into insert arguments in spanColumnNames order, each row cut to its
-// shape (Seq is left for the writer), computing the derived columns with dv. A root's
-// TraceErrored covers the error spans of its own batch; the writer adds those stored before.
+// shape (Seq and the trace-level columns are left for the writer), computing the span's own
+// derived columns with dv and its entry flag within the batch. A span whose trace and span id
+// an earlier span of the batch carries is a copy and is left out.
 func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
-	n := td.SpanCount()
-	b := spanBatch{meta: make([]spanMeta, 0, n)}
-	// Size each shape's arguments exactly before filling them: growing them row by row cost
-	// more than the conventions themselves.
-	shapes := spanShapesOf(td, dv.conv)
-	var count [spanShapes]int
-	for _, sh := range shapes {
-		count[sh]++
-	}
-	for sh := range b.args {
-		if count[sh] > 0 {
-			b.args[sh] = make([]any, 0, count[sh]*len(spanShapeColumns[sh]))
-		}
-	}
+	b := spanBatch{recs: make([]spanRec, 0, td.SpanCount())}
 	var buf []byte
 	attrs := conventions.Attributes{}
-	erroredTraces := map[string]bool{}
+	seen := make(map[spanKey]bool, td.SpanCount())
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
 		res := rs.Resource().Attributes()
-		service := serviceName(res)
+		service := flatten.ServiceName(res)
 		buf = appendAttrs(buf[:0], res, nil)
 		resJSON := string(buf)
 		sss := rs.ScopeSpans()
@@ -135,179 +119,183 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 					b.rejected++
 					continue
 				}
+				b.accepted++
+				key := spanKey{hexID(sp.TraceID()), hexID(sp.SpanID())}
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
 				start, end := nanos(sp.StartTimestamp()), nanos(sp.EndTimestamp())
-				duration := max(end-start, 0)
-				parent := ""
+				r := spanRec{
+					row: telemetry.SpanRow{
+						TraceID: key.trace, SpanID: key.span, Name: sp.Name(), Kind: flatten.Kind(sp.Kind()),
+						Service: service, StartNs: start, DurationNs: max(end-start, 0),
+						StatusCode: flatten.StatusCode(sp.Status().Code()), StatusMessage: sp.Status().Message(),
+					},
+					traceState: sp.TraceState().AsRaw(), resJSON: resJSON, scopeName: scopeName, scopeVersion: scopeVersion,
+				}
 				if !sp.ParentSpanID().IsEmpty() {
-					parent = hexID(sp.ParentSpanID())
+					r.row.ParentSpanID = hexID(sp.ParentSpanID())
 				}
 				clear(attrs)
 				buf = appendAttrs(buf[:0], sp.Attributes(), attrs)
-				spanAttrs := string(buf)
+				r.attrs = string(buf)
 				buf = appendEvents(buf[:0], sp.Events())
-				events := string(buf)
+				r.evs = string(buf)
 				buf = appendLinks(buf[:0], sp.Links())
-				links := string(buf)
-				facts := spanFacts{name: sp.Name(), isRoot: parent == "", isError: sp.Status().Code() == ptrace.StatusCodeError, statusMessage: sp.Status().Message()}
-				if facts.isError {
-					facts.exceptionMessage, facts.exceptionType = exceptionEvent(sp.Events())
-				}
-				d := dv.deriveSpan(facts, attrs)
-				m := spanMeta{
-					ns: start, duration: duration, trace: hexID(sp.TraceID()), service: service, domain: d.Domain,
-					label: d.DBLabel, system: d.DBSystem, isRoot: facts.isRoot, isError: facts.isError,
-					traceErrored: facts.isError,
-				}
-				if facts.isRoot {
-					b.roots = append(b.roots, len(b.meta))
-				}
-				if facts.isError && !erroredTraces[m.trace] {
-					erroredTraces[m.trace] = true
-					b.errorTraces = append(b.errorTraces, m.trace)
-				}
-				m.shape = shapes[len(b.meta)]
-				if (d.DBLabel != "" || d.DBSystem != "") && m.shape == shapePlain {
-					m.shape = shapeDB // never with conventions as documented; kept exact anyway
-				}
-				if d.RunID != "" || d.Domain != "" || d.JobID != "" || d.ErrorMessage != "" || d.ExceptionType != "" {
-					m.shape = shapeFull
-				}
-				row := b.args[m.shape]
-				m.at = len(row)
-				row = append(row,
-					int64(0), // Seq
-					start,
-					start+duration,
-					m.trace,
-					hexID(sp.SpanID()),
-					parent,
-					sp.TraceState().AsRaw(),
-					facts.name,
-					kindCode(sp.Kind()),
-					service,
-					resJSON,
-					scopeName,
-					scopeVersion,
-					spanAttrs,
-					duration,
-					statusCode(sp.Status().Code()),
-					facts.statusMessage,
-					events,
-					links,
-					boolInt(facts.isRoot),
-					boolInt(facts.isError),
-				)
-				switch m.shape {
-				case shapeFull:
-					row = append(row,
-						nullIfEmpty(d.RunID),
-						nullIfEmpty(d.Domain),
-						boolInt(facts.isError), // TraceErrored, completed below and by the writer
-						nullIfEmpty(d.JobID),
-						nullIfEmpty(d.JobName),
-						nullIfEmpty(d.JobStatus),
-						nullIfEmpty(d.DBLabel),
-						nullIfEmpty(d.DBSystem),
-						nullIfEmpty(d.ErrorMessage),
-						nullIfEmpty(d.ExceptionType),
-						nullIfEmpty(d.Fingerprint),
-					)
-				case shapeDB:
-					row = append(row, nullIfEmpty(d.DBLabel), nullIfEmpty(d.DBSystem))
-				}
-				b.args[m.shape] = row
-				b.meta = append(b.meta, m)
-				b.rows++
+				r.lks = string(buf)
+				r.row.Attributes = attrs
+				r.d = dv.deriveSpan(&r.row)
+				r.row.Attributes = nil
+				b.recs = append(b.recs, r)
 			}
 		}
 	}
-	for _, r := range b.roots {
-		if m := &b.meta[r]; erroredTraces[m.trace] {
-			b.markErrored(r)
-		}
-	}
+	b.build()
 	return b
 }
 
-// spanShapesOf classifies the accepted spans of td, in order, by the insert shape their derived
-// columns need: full for roots, errors and job spans, db for database spans, else plain. It
-// reads the attributes the way the conventions do (a job id is the first non-empty id key, a
-// database span has a key under a database prefix) without building them.
-func spanShapesOf(td ptrace.Traces, conv *conventions.Conventions) []spanShape {
-	out := make([]spanShape, 0, td.SpanCount())
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				sp := spans.At(k)
-				if sp.TraceID().IsEmpty() || sp.SpanID().IsEmpty() {
-					continue
-				}
-				out = append(out, spanShapeOf(sp, conv))
-			}
+// without returns the batch less the spans at the given indexes of recs (copies of stored
+// spans), its arguments rebuilt.
+func (b spanBatch) without(drop map[int]bool) spanBatch {
+	out := spanBatch{accepted: b.accepted, rejected: b.rejected, recs: make([]spanRec, 0, len(b.recs)-len(drop))}
+	for i, r := range b.recs {
+		if !drop[i] {
+			out.recs = append(out.recs, r)
 		}
 	}
+	out.build()
 	return out
 }
 
-func spanShapeOf(sp ptrace.Span, conv *conventions.Conventions) spanShape {
-	if sp.ParentSpanID().IsEmpty() || sp.Status().Code() == ptrace.StatusCodeError {
-		return shapeFull
-	}
-	attrs := sp.Attributes()
-	for _, k := range conv.JobKeys.IDKeys {
-		if v, ok := attrs.Get(k); ok && validUTF8(v.AsString()) != "" {
-			return shapeFull
+// build groups the batch's spans by trace, computes their entry flags within the batch and
+// fills the insert arguments.
+func (b *spanBatch) build() {
+	b.traces, b.byTrace, b.failing = nil, map[string][]int{}, map[string]bool{}
+	for i := range b.recs {
+		t := b.recs[i].row.TraceID
+		if _, seen := b.byTrace[t]; !seen {
+			b.traces = append(b.traces, t)
+		}
+		b.byTrace[t] = append(b.byTrace[t], i)
+		if b.recs[i].row.IsError() {
+			b.failing[t] = true
 		}
 	}
-	for k := range attrs.All() {
-		for _, p := range conv.DBKeys.KeyPrefixes {
-			if strings.HasPrefix(validUTF8(k), p) {
-				return shapeDB
-			}
+	// Entry flags within the batch, a trace at a time.
+	var rows []telemetry.SpanRow
+	for _, t := range b.traces {
+		idx := b.byTrace[t]
+		rows = rows[:0]
+		for _, i := range idx {
+			rows = append(rows, b.recs[i].row)
+		}
+		for n, sh := range telemetry.ShapeTrace(rows) {
+			b.recs[idx[n]].entry = sh.Entry
 		}
 	}
-	return shapePlain
+	// Size each shape's arguments exactly before filling them: growing them row by row cost
+	// more than the conventions themselves.
+	var count [spanShapes]int
+	for i := range b.recs {
+		r := &b.recs[i]
+		switch {
+		case r.row.IsRoot() || r.entry || r.d.JobID != "":
+			r.shape = shapeFull
+		case r.d.DBKey != "" || r.d.DBSystem != "":
+			r.shape = shapeDB
+		default:
+			r.shape = shapePlain
+		}
+		count[r.shape]++
+	}
+	for sh := range b.args {
+		b.args[sh] = nil
+		if count[sh] > 0 {
+			b.args[sh] = make([]any, 0, count[sh]*len(spanShapeColumns[sh]))
+		}
+	}
+	for i := range b.recs {
+		r := &b.recs[i]
+		row := b.args[r.shape]
+		r.at = len(row)
+		row = append(row,
+			int64(0), // Seq, set by the writer
+			r.row.StartNs,
+			r.row.StartNs+r.row.DurationNs,
+			r.row.TraceID,
+			r.row.SpanID,
+			r.row.ParentSpanID,
+			r.traceState,
+			r.row.Name,
+			kindCode(r.row.Kind),
+			r.row.Service,
+			r.resJSON,
+			r.scopeName,
+			r.scopeVersion,
+			r.attrs,
+			r.row.DurationNs,
+			statusCode(r.row.StatusCode),
+			r.row.StatusMessage,
+			r.evs,
+			r.lks,
+			boolInt(r.row.IsRoot()),
+			boolInt(r.row.IsError()),
+		)
+		if r.shape != shapePlain {
+			row = append(row, nullIfEmpty(r.d.DBKey), nullIfEmpty(r.d.DBSystem))
+		}
+		if r.shape == shapeFull {
+			row = append(row,
+				boolInt(r.entry), // IsEntry, settled by the writer
+				int64(0),         // EntryRevisable, set by the writer
+				nullIfEmpty(r.d.RunID),
+				nullIfEmpty(r.d.Domain),
+				rootVerdict(r),
+				int64(0), // TraceErrored, set by the writer
+				int64(0), // RunErrored, set by the writer
+				nullIfEmpty(r.d.JobID),
+				nullIfEmpty(r.d.JobName),
+			)
+		}
+		b.args[r.shape] = row
+	}
 }
 
-// markErrored records that root r's trace has an error span.
-func (b *spanBatch) markErrored(r int) {
-	m := &b.meta[r]
-	m.traceErrored = true
-	b.args[shapeFull][m.at+colTraceErrored] = int64(1)
-}
-
-// exceptionEvent is the first non-empty exception.message and exception.type among a span's
-// "exception" events (the OpenTelemetry way of recording an exception).
-func exceptionEvent(events ptrace.SpanEventSlice) (msg, typ string) {
-	for i := 0; i < events.Len(); i++ {
-		e := events.At(i)
-		if e.Name() != "exception" {
-			continue
-		}
-		if v, ok := e.Attributes().Get("exception.message"); ok && msg == "" {
-			msg = v.AsString()
-		}
-		if v, ok := e.Attributes().Get("exception.type"); ok && typ == "" {
-			typ = v.AsString()
-		}
+// rootVerdict is the RunVerdict column of a span: its verdict on roots, NULL elsewhere.
+func rootVerdict(r *spanRec) any {
+	if r.row.IsRoot() {
+		return r.d.Verdict
 	}
-	return msg, typ
+	return nil
 }
 
-// logArgs flattens ld into insert arguments in logColumns order (Seq left for assignSeq).
-// A record with neither timestamp gets the receive time, so it still falls in a window.
-func logArgs(ld plog.Logs, received time.Time) (args []any, n int) {
-	args = make([]any, 0, ld.LogRecordCount()*logColumnCount)
+// logRec is one log record of a batch: the engine's row, and its occurrence fields when it is
+// an error.
+type logRec struct {
+	row     telemetry.LogRow
+	isError bool
+	at      int // offset of the row in args
+}
+
+// logBatch is a batch of log records flattened into insert arguments.
+type logBatch struct {
+	recs []logRec
+	args []any
+}
+
+// logArgs flattens ld into insert arguments in logColumnNames order (Seq and TraceFailing left
+// for the writer). A record with neither timestamp gets the receive time, so it still falls in
+// a window.
+func logArgs(ld plog.Logs, received time.Time, dv *deriver) logBatch {
+	b := logBatch{recs: make([]logRec, 0, ld.LogRecordCount()), args: make([]any, 0, ld.LogRecordCount()*logColumnCount)}
 	var buf []byte
 	attrs := conventions.Attributes{}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
 		res := rl.Resource().Attributes()
-		service := serviceName(res)
+		service := flatten.ServiceName(res)
 		buf = appendAttrs(buf[:0], res, nil)
 		resJSON := string(buf)
 		sls := rl.ScopeLogs()
@@ -317,7 +305,6 @@ func logArgs(ld plog.Logs, received time.Time) (args []any, n int) {
 			records := sl.LogRecords()
 			for k := 0; k < records.Len(); k++ {
 				r := records.At(k)
-				n++
 				observed := nanos(r.ObservedTimestamp())
 				ts := nanos(r.Timestamp())
 				if ts == 0 {
@@ -326,61 +313,53 @@ func logArgs(ld plog.Logs, received time.Time) (args []any, n int) {
 				if ts == 0 {
 					ts = received.UnixNano()
 				}
-				traceID, spanID := "", ""
+				rec := logRec{row: telemetry.LogRow{
+					TimeNs: ts, Service: service, SeverityNumber: int32(r.SeverityNumber()), SeverityText: r.SeverityText(),
+					Body: r.Body().AsString(),
+				}}
 				if !r.TraceID().IsEmpty() {
-					traceID = hexID(r.TraceID())
+					rec.row.TraceID = hexID(r.TraceID())
 				}
 				if !r.SpanID().IsEmpty() {
-					spanID = hexID(r.SpanID())
+					rec.row.SpanID = hexID(r.SpanID())
 				}
 				clear(attrs)
 				buf = appendAttrs(buf[:0], r.Attributes(), attrs)
 				logAttrs := string(buf)
-				sevNum := int64(r.SeverityNumber())
-				sevText := r.SeverityText()
-				body := r.Body().AsString()
-				isError := isErrorSeverity(sevNum, sevText)
+				rec.isError = rec.row.IsError()
 				var d logDerived
-				if isError {
-					d = deriveLog(body, attrs)
+				if rec.isError {
+					rec.row.Attributes = attrs
+					d = dv.deriveLog(&rec.row)
+					rec.row.Attributes = nil
 				}
-				args = append(args,
+				rec.at = len(b.args)
+				b.args = append(b.args,
 					int64(0), // Seq
 					ts,
 					observed,
-					traceID,
-					spanID,
+					rec.row.TraceID,
+					rec.row.SpanID,
 					int64(r.Flags()),
-					sevText,
-					sevNum,
+					rec.row.SeverityText,
+					int64(rec.row.SeverityNumber),
 					service,
-					body,
+					rec.row.Body,
 					resJSON,
 					scopeName,
 					scopeVersion,
 					logAttrs,
-					boolInt(isError),
+					boolInt(rec.isError),
 					nullIfEmpty(d.ErrorMessage),
 					nullIfEmpty(d.ExceptionType),
 					nullIfEmpty(d.Fingerprint),
+					int64(0), // TraceFailing, set by the writer
 				)
+				b.recs = append(b.recs, rec)
 			}
 		}
 	}
-	return args, n
-}
-
-// isErrorSeverity is TELEMETRY.md's error event for logs: severity number ERROR (17) or
-// above, or a severity text of error or fatal in any case.
-func isErrorSeverity(number int64, text string) bool {
-	return number >= int64(plog.SeverityNumberError) || strings.EqualFold(text, "error") || strings.EqualFold(text, "fatal")
-}
-
-func serviceName(res pcommon.Map) string {
-	if v, ok := res.Get(serviceNameKey); ok {
-		return v.AsString()
-	}
-	return ""
+	return b
 }
 
 // appendEvents renders span events as [{"Timestamp":ns,"Name":…,"Attributes":{…}}].
@@ -447,34 +426,20 @@ func nanos(t pcommon.Timestamp) int64 {
 	return int64(t)
 }
 
-// kindCode is the index in kindCodes of the exporter's SpanKind word.
-func kindCode(k ptrace.SpanKind) int64 {
-	switch k {
-	case ptrace.SpanKindInternal:
-		return 1
-	case ptrace.SpanKindServer:
-		return 2
-	case ptrace.SpanKindClient:
-		return 3
-	case ptrace.SpanKindProducer:
-		return 4
-	case ptrace.SpanKindConsumer:
-		return 5
-	default:
-		return 0 // Unspecified
+// kindCode is the index in kindCodes of a span kind word.
+func kindCode(k string) int64 {
+	if i := slices.Index(kindCodes, k); i > 0 {
+		return int64(i)
 	}
+	return 0 // Unspecified
 }
 
-// statusCode is the index in statusCodes of the exporter's StatusCode word.
-func statusCode(c ptrace.StatusCode) int64 {
-	switch c {
-	case ptrace.StatusCodeOk:
-		return 1
-	case ptrace.StatusCodeError:
-		return 2
-	default:
-		return 0 // Unset
+// statusCode is the index in statusCodes of a status code word.
+func statusCode(c string) int64 {
+	if i := slices.Index(statusCodes, c); i > 0 {
+		return int64(i)
 	}
+	return 0 // Unset
 }
 
 // nullIfEmpty is how a derived text column stores s (schema.go): NULL for "".

@@ -290,7 +290,7 @@ func TestIngestLogsStoresRecords(t *testing.T) {
 	}
 }
 
-func TestIsErrorSeverity(t *testing.T) {
+func TestIngestMarksErrorRecordsAsTheEngineDoes(t *testing.T) {
 	cases := []struct {
 		name   string
 		number plog.SeverityNumber
@@ -301,13 +301,35 @@ func TestIsErrorSeverity(t *testing.T) {
 		{"FATAL4 by number is an error", plog.SeverityNumberFatal4, "", true},
 		{"WARN4 by number is not", plog.SeverityNumberWarn4, "", false},
 		{"error text in any case is an error", plog.SeverityNumberUnspecified, "Error", true},
+		{"error text with spaces around is an error", plog.SeverityNumberUnspecified, " error ", true},
 		{"FATAL text is an error", plog.SeverityNumberInfo, "FATAL", true},
 		{"a text merely containing error is not", plog.SeverityNumberInfo, "noerror", false},
 		{"info is not", plog.SeverityNumberInfo, "INFO", false},
 	}
-	for _, c := range cases {
-		if got := isErrorSeverity(int64(c.number), c.text); got != c.want {
-			t.Errorf("%s: got %v", c.name, got)
+	s := openTestStore(t, Options{})
+	ld := plog.NewLogs()
+	records := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	for i, c := range cases {
+		r := records.AppendEmpty()
+		r.SetTimestamp(pcommon.Timestamp(int64(i+1) * 1e9))
+		r.SetSeverityNumber(c.number)
+		r.SetSeverityText(c.text)
+	}
+	if _, _, err := s.IngestLogs(context.Background(), ld); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.DB().Query(`SELECT IsError FROM otel_logs ORDER BY Seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for i := 0; rows.Next(); i++ {
+		var got bool
+		if err := rows.Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != cases[i].want {
+			t.Errorf("%s: stored IsError %v", cases[i].name, got)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/flows"
+	"github.com/runlens/runlens/internal/telemetry"
 )
 
 // B6: each telemetry tool through the flows — as a coding agent's call reaches them, minus the
@@ -40,7 +41,7 @@ func (c latencyCase) name() string {
 }
 
 // latencyCases builds the calls over q, with the clock pinned to the dataset's anchor.
-func latencyCases(tb testing.TB, q *Querier) []latencyCase {
+func latencyCases(tb testing.TB, q telemetry.Source) []latencyCase {
 	tb.Helper()
 	f := flows.New(flows.Deps{Telemetry: q, Now: func() time.Time { return benchAnchor }})
 	ctx := context.Background()
@@ -165,9 +166,9 @@ func TestQueryLatencyReport(t *testing.T) {
 		n = v
 	}
 	s := benchDataset(t)
-	q := NewQuerier(s, nil)
-	if os.Getenv("RUNLENS_BENCH_DECODED") != "" {
-		q = NewQuerier(s, mustPreset(t, "netscript"))
+	var q telemetry.Source = NewQuerier(s, nil)
+	if os.Getenv("RUNLENS_BENCH_SCANS") != "" {
+		q = NewQuerier(s, nil).ScansOnly()
 	}
 	ctx := context.Background()
 	var b strings.Builder

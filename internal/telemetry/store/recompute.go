@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/runlens/runlens/internal/telemetry"
 )
 
 // Derived columns computed with other conventions than the store's (a changed configuration,
@@ -122,7 +124,7 @@ func (s *Store) startRecompute() {
 			var done bool
 			err := s.writer.submit(ctx, 0, true, func(ctx context.Context, tx *sql.Tx, st *statements, _ *int64) error {
 				var err error
-				done, err = recomputeChunkTx(ctx, tx, st, s.derive, s.convFP)
+				done, err = recomputeChunkTx(ctx, tx, st, s.convFP)
 				return err
 			})
 			switch {
@@ -142,7 +144,7 @@ func (s *Store) startRecompute() {
 // recomputeChunkTx recomputes the next chunk of rows inside the writer's transaction and
 // records the progress; done is true when nothing is left (or another process took over with
 // other conventions).
-func recomputeChunkTx(ctx context.Context, tx *sql.Tx, st *statements, dv *deriver, fp string) (done bool, err error) {
+func recomputeChunkTx(ctx context.Context, tx *sql.Tx, st *statements, fp string) (done bool, err error) {
 	v, ok, err := metaValue(ctx, tx, metaDerivedRecompute)
 	if err != nil {
 		return false, err
@@ -151,11 +153,11 @@ func recomputeChunkTx(ctx context.Context, tx *sql.Tx, st *statements, dv *deriv
 	if !ok || !parsed || state.fingerprint != fp {
 		return true, nil
 	}
-	bound, err := recomputeSpans(ctx, tx, dv, state, &st.roll)
+	bound, err := recomputeSpans(ctx, tx, st, state)
 	if err != nil {
 		return false, err
 	}
-	if err := recomputeLogs(ctx, tx, state.done, bound); err != nil {
+	if err := recomputeLogs(ctx, tx, st, state.done, bound); err != nil {
 		return false, err
 	}
 	if bound >= state.end {
@@ -176,35 +178,40 @@ func recomputeChunkTx(ctx context.Context, tx *sql.Tx, st *statements, dv *deriv
 	return false, nil
 }
 
-// storedSpan is a stored span with its derived columns as read for recomputation.
-type storedSpan struct {
-	seq, ns, duration         int64
-	name, service             string
-	isRoot, isError           bool
-	statusMessage, eventsJSON string
-	attrs                     string
-	traceErrored              int64
-	d                         spanDerived
+// recomputedSpan is a stored span with its derived columns as read for recomputation.
+type recomputedSpan struct {
+	seq                              int64
+	row                              telemetry.SpanRow
+	d                                spanDerived
+	verdict                          sql.NullInt64
+	isEntry, revisable, traceErrored bool
+	runErr                           int64
 }
 
-// recomputeSpans recomputes up to recomputeChunk spans after state.done and returns the Seq
-// bound it covered. A root whose domain changes moves its count between rollup domains.
-func recomputeSpans(ctx context.Context, tx *sql.Tx, dv *deriver, state recomputeState, roll *rollup) (int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT Seq, Timestamp, Duration, SpanName, ServiceName, IsRoot, IsError, StatusMessage,
-		EventsJSON, SpanAttributes, TraceErrored, `+coalesced("RunId", "Domain", "JobId", "JobName", "JobStatus",
-		"DbLabel", "DbSystem", "ErrorMessage", "ExceptionType", "Fingerprint")+`
+// recomputeSpans recomputes up to recomputeChunk spans after state.done — their own derived
+// columns, entry flags and run status — queues the occurrences of their failing traces, and
+// returns the Seq bound it covered. Every change moves its rollup count.
+func recomputeSpans(ctx context.Context, tx *sql.Tx, st *statements, state recomputeState) (int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+`, SpanAttributes, RunVerdict, IsEntry, EntryRevisable,
+		TraceErrored, RunErrored, `+coalesced("RunId", "Domain", "JobId", "JobName", "DbKey", "DbSystem")+`
 		FROM `+TracesTable+` WHERE Seq > ? AND Seq <= ? ORDER BY Seq LIMIT ?`, state.done, state.end, recomputeChunk)
 	if err != nil {
 		return 0, fmt.Errorf("read spans to recompute: %w", err)
 	}
-	var spans []storedSpan
+	var spans []recomputedSpan
 	for rows.Next() {
-		var r storedSpan
-		if err := rows.Scan(&r.seq, &r.ns, &r.duration, &r.name, &r.service, &r.isRoot, &r.isError, &r.statusMessage, &r.eventsJSON,
-			&r.attrs, &r.traceErrored, &r.d.RunID, &r.d.Domain, &r.d.JobID, &r.d.JobName, &r.d.JobStatus,
-			&r.d.DBLabel, &r.d.DBSystem, &r.d.ErrorMessage, &r.d.ExceptionType, &r.d.Fingerprint); err != nil {
+		var r recomputedSpan
+		var attrs string
+		if err := rows.Scan(&r.seq, &r.row.TraceID, &r.row.SpanID, &r.row.ParentSpanID, &r.row.Name, &r.row.Kind, &r.row.Service,
+			&r.row.StartNs, &r.row.DurationNs, &r.row.StatusCode, &r.row.StatusMessage, &attrs, &r.verdict, &r.isEntry,
+			&r.revisable, &r.traceErrored, &r.runErr, &r.d.RunID, &r.d.Domain, &r.d.JobID, &r.d.JobName, &r.d.DBKey,
+			&r.d.DBSystem); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("read spans to recompute: %w", err)
+		}
+		r.row.Attributes = decodeAttrs(attrs)
+		if r.verdict.Valid {
+			r.d.Verdict = r.verdict.Int64
 		}
 		spans = append(spans, r)
 	}
@@ -216,85 +223,138 @@ func recomputeSpans(ctx context.Context, tx *sql.Tx, dv *deriver, state recomput
 	if len(spans) == recomputeChunk {
 		bound = spans[len(spans)-1].seq
 	}
+	need := map[spanKey]bool{}
+	var traces []string
+	seen := map[string]bool{}
 	for _, r := range spans {
-		f := spanFacts{name: r.name, isRoot: r.isRoot, isError: r.isError, statusMessage: r.statusMessage}
-		if r.isError {
-			f.exceptionMessage, f.exceptionType = exceptionOf(r.eventsJSON)
+		if r.row.ParentSpanID != "" {
+			need[spanKey{r.row.TraceID, r.row.ParentSpanID}] = true
 		}
-		d := dv.deriveSpan(f, decodeAttrs(r.attrs))
-		if d == r.d {
+		if !seen[r.row.TraceID] {
+			seen[r.row.TraceID] = true
+			traces = append(traces, r.row.TraceID)
+		}
+	}
+	parents, err := spansByID(ctx, tx, need)
+	if err != nil {
+		return 0, err
+	}
+	failing, err := storedErrorTraces(ctx, tx, st, traces)
+	if err != nil {
+		return 0, err
+	}
+	roll := &st.roll
+	for i := range spans {
+		r := &spans[i]
+		d := st.dv.deriveSpan(&r.row)
+		entry := entryGiven(r.row, parents[spanKey{r.row.TraceID, r.row.ParentSpanID}])
+		revisable := entry && r.row.ParentSpanID != ""
+		isRoot := r.row.IsRoot()
+		errored := isRoot && failing[r.row.TraceID]
+		var runErr int64
+		verdict := sql.NullInt64{}
+		if isRoot {
+			runErr = runErrored(d.Verdict, errored)
+			verdict = sql.NullInt64{Int64: d.Verdict, Valid: true}
+		}
+		if d == r.d && verdict == r.verdict && entry == r.isEntry && revisable == r.revisable &&
+			errored == r.traceErrored && runErr == r.runErr {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE `+TracesTable+` SET RunId = ?, Domain = ?, JobId = ?, JobName = ?,
-			JobStatus = ?, DbLabel = ?, DbSystem = ?, ErrorMessage = ?, ExceptionType = ?, Fingerprint = ? WHERE Seq = ?`,
-			nullIfEmpty(d.RunID), nullIfEmpty(d.Domain), nullIfEmpty(d.JobID), nullIfEmpty(d.JobName),
-			nullIfEmpty(d.JobStatus), nullIfEmpty(d.DBLabel), nullIfEmpty(d.DBSystem), nullIfEmpty(d.ErrorMessage),
-			nullIfEmpty(d.ExceptionType), nullIfEmpty(d.Fingerprint), r.seq); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE `+TracesTable+` SET RunId = ?, Domain = ?, RunVerdict = ?, JobId = ?, JobName = ?,
+			DbKey = ?, DbSystem = ?, IsEntry = ?, EntryRevisable = ?, TraceErrored = ?, RunErrored = ? WHERE Seq = ?`,
+			nullIfEmpty(d.RunID), nullIfEmpty(d.Domain), verdict, nullIfEmpty(d.JobID), nullIfEmpty(d.JobName),
+			nullIfEmpty(d.DBKey), nullIfEmpty(d.DBSystem), boolInt(entry), boolInt(revisable), boolInt(errored), runErr,
+			r.seq); err != nil {
 			return 0, fmt.Errorf("recompute span: %w", err)
 		}
-		if r.isRoot && d.Domain != r.d.Domain {
-			roll.addRun(r.ns, r.service, r.d.Domain, -1, -r.traceErrored)
-			roll.addRun(r.ns, r.service, d.Domain, 1, r.traceErrored)
+		if isRoot && (d.Domain != r.d.Domain || runErr != r.runErr) {
+			roll.addRun(r.row.StartNs, r.row.Service, r.d.Domain, -1, -r.runErr)
+			roll.addRun(r.row.StartNs, r.row.Service, d.Domain, 1, runErr)
 		}
-		if d.DBLabel != r.d.DBLabel || d.DBSystem != r.d.DBSystem {
-			isErr := boolInt(r.isError)
-			if r.d.DBLabel != "" {
-				roll.addDB(r.ns, r.d.DBLabel, r.service, r.d.DBSystem, r.duration, isErr, -1)
+		if d.DBKey != r.d.DBKey || d.DBSystem != r.d.DBSystem {
+			isErr := boolInt(r.row.IsError())
+			if r.d.DBKey != "" {
+				roll.addDB(r.row.StartNs, r.d.DBKey, r.row.Service, r.d.DBSystem, r.row.DurationNs, isErr, -1)
 			}
-			if d.DBLabel != "" {
-				roll.addDB(r.ns, d.DBLabel, r.service, d.DBSystem, r.duration, isErr, 1)
+			if d.DBKey != "" {
+				roll.addDB(r.row.StartNs, d.DBKey, r.row.Service, d.DBSystem, r.row.DurationNs, isErr, 1)
 			}
+		}
+	}
+	for _, t := range traces {
+		if failing[t] {
+			st.reshape[t] = true
 		}
 	}
 	return bound, nil
 }
 
-// recomputeLogs recomputes the error records with Seq in (after, bound]. Their derived columns
-// do not depend on the conventions; only files from before they existed need this.
-func recomputeLogs(ctx context.Context, tx *sql.Tx, after, bound int64) error {
-	rows, err := tx.QueryContext(ctx, `SELECT Seq, Body, LogAttributes, `+
-		coalesced("ErrorMessage", "ExceptionType", "Fingerprint")+` FROM `+LogsTable+` WHERE Seq > ? AND Seq <= ? AND IsError = 1`, after, bound)
+// recomputeLogs recomputes the records with Seq in (after, bound]: the error flag, whether
+// their trace fails, and their own occurrence.
+func recomputeLogs(ctx context.Context, tx *sql.Tx, st *statements, after, bound int64) error {
+	rows, err := tx.QueryContext(ctx, `SELECT `+logColumns+`, LogAttributes, IsError, TraceFailing, `+
+		coalesced("ErrorMessage", "ExceptionType", "Fingerprint")+` FROM `+LogsTable+` WHERE Seq > ? AND Seq <= ?`, after, bound)
 	if err != nil {
 		return fmt.Errorf("read log records to recompute: %w", err)
 	}
-	type change struct {
-		seq int64
-		d   logDerived
+	type record struct {
+		seq              int64
+		row              telemetry.LogRow
+		isError, failing bool
+		d                logDerived
 	}
-	var changes []change
+	var recs []record
+	var traces []string
+	seen := map[string]bool{}
 	for rows.Next() {
-		var seq int64
-		var body, attrs string
-		var cur logDerived
-		if err := rows.Scan(&seq, &body, &attrs, &cur.ErrorMessage, &cur.ExceptionType, &cur.Fingerprint); err != nil {
+		var r record
+		var attrs string
+		if err := rows.Scan(&r.seq, &r.row.TimeNs, &r.row.TraceID, &r.row.SpanID, &r.row.Service, &r.row.SeverityNumber,
+			&r.row.SeverityText, &r.row.Body, &attrs, &r.isError, &r.failing, &r.d.ErrorMessage, &r.d.ExceptionType,
+			&r.d.Fingerprint); err != nil {
 			rows.Close()
 			return fmt.Errorf("read log records to recompute: %w", err)
 		}
-		if d := deriveLog(body, decodeAttrs(attrs)); d != cur {
-			changes = append(changes, change{seq, d})
+		if r.row.IsError() || r.isError {
+			r.row.Attributes = decodeAttrs(attrs)
+			if t := r.row.TraceID; t != "" && !seen[t] {
+				seen[t] = true
+				traces = append(traces, t)
+			}
+			recs = append(recs, r)
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read log records to recompute: %w", err)
 	}
-	for _, c := range changes {
-		if _, err := tx.ExecContext(ctx, `UPDATE `+LogsTable+` SET ErrorMessage = ?, ExceptionType = ?, Fingerprint = ?
-			WHERE Seq = ?`, nullIfEmpty(c.d.ErrorMessage), nullIfEmpty(c.d.ExceptionType), nullIfEmpty(c.d.Fingerprint),
-			c.seq); err != nil {
+	failing, err := storedErrorTraces(ctx, tx, st, traces)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		isError := r.row.IsError()
+		var d logDerived
+		if isError {
+			d = st.dv.deriveLog(&r.row)
+		}
+		folds := isError && r.row.TraceID != "" && failing[r.row.TraceID]
+		if folds {
+			st.reshape[r.row.TraceID] = true
+		}
+		if isError == r.isError && folds == r.failing && d == r.d {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE `+LogsTable+` SET IsError = ?, TraceFailing = ?, ErrorMessage = ?, ExceptionType = ?,
+			Fingerprint = ? WHERE Seq = ?`, boolInt(isError), boolInt(folds), nullIfEmpty(d.ErrorMessage), nullIfEmpty(d.ExceptionType),
+			nullIfEmpty(d.Fingerprint), r.seq); err != nil {
 			return fmt.Errorf("recompute log record: %w", err)
 		}
+		was, now := boolInt(r.isError && !r.failing), boolInt(isError && !folds)
+		st.roll.addLoneLog(r.row.TimeNs, r.row.Service, now-was)
 	}
 	return nil
-}
-
-// coalesced lists derived text columns for a SELECT, NULL read as the empty string.
-func coalesced(columns ...string) string {
-	out := make([]string, len(columns))
-	for i, c := range columns {
-		out[i] = "COALESCE(" + c + ", '')"
-	}
-	return strings.Join(out, ", ")
 }
 
 // derivedCurrent reports whether the derived columns were all computed with the conventions

@@ -102,17 +102,17 @@ func (s *Store) pruneToSize(ctx context.Context) (int64, error) {
 }
 
 // deletedColumns is the RETURNING clause of a delete from table: what the rollups need to
-// subtract the deleted rows.
+// subtract the deleted rows, and what settling their traces needs.
 func deletedColumns(table string) string {
 	if table == TracesTable {
-		return ` RETURNING Timestamp, ServiceName, IsError, IsRoot, COALESCE(Domain, ''), TraceErrored,
-			COALESCE(DbLabel, ''), COALESCE(DbSystem, ''), Duration`
+		return ` RETURNING Timestamp, ServiceName, IsError, IsRoot, COALESCE(Domain, ''), RunErrored,
+			COALESCE(DbKey, ''), COALESCE(DbSystem, ''), Duration, IsOrigin, TraceId, SpanId`
 	}
-	return ` RETURNING Timestamp, ServiceName, IsError`
+	return ` RETURNING Timestamp, ServiceName, IsError, TraceFailing, TraceId`
 }
 
-// deleteBatch runs one DELETE … RETURNING deletedColumns(table) and subtracts the deleted rows
-// from the rollups in the same transaction.
+// deleteBatch runs one DELETE … RETURNING deletedColumns(table), subtracts the deleted rows
+// from the rollups and settles the traces they belonged to, in the same transaction.
 func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...any) (int64, error) {
 	var n int64
 	err := s.writer.submit(ctx, 0, true, func(ctx context.Context, tx *sql.Tx, st *statements, _ *int64) error {
@@ -122,12 +122,15 @@ func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...an
 			return err
 		}
 		roll := &st.roll
+		var gone deletedRows
 		for rows.Next() {
-			var ns, isError, isRoot, errored, duration int64
-			var service, domain, label, system string
+			var ns, isError, isRoot, runErr, duration, isOrigin int64
+			var service, domain, key, system, trace, span string
 			dest := []any{&ns, &service, &isError}
 			if table == TracesTable {
-				dest = append(dest, &isRoot, &domain, &errored, &label, &system, &duration)
+				dest = append(dest, &isRoot, &domain, &runErr, &key, &system, &duration, &isOrigin, &trace, &span)
+			} else {
+				dest = append(dest, &isOrigin, &trace) // TraceFailing, TraceId
 			}
 			if err := rows.Scan(dest...); err != nil {
 				rows.Close()
@@ -135,19 +138,28 @@ func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...an
 			}
 			n++
 			if table == TracesTable {
-				roll.addSpan(ns, service, isError, -1)
+				roll.addSpan(ns, service, -1)
+				roll.addOrigin(ns, service, -isOrigin)
 				if isRoot == 1 {
-					roll.addRun(ns, service, domain, -1, -errored)
+					roll.addRun(ns, service, domain, -1, -runErr)
 				}
-				if label != "" {
-					roll.addDB(ns, label, service, system, duration, isError, -1)
+				if key != "" {
+					roll.addDB(ns, key, service, system, duration, isError, -1)
 				}
+				gone.span(trace, span, isError == 1)
 				continue
 			}
-			roll.addLog(ns, service, isError, -1)
+			folded := isOrigin // TraceFailing
+			roll.addLog(ns, service, isError*(1-folded), -1)
+			if isError == 1 && folded == 1 {
+				gone.foldedLog(trace)
+			}
 		}
 		rows.Close()
-		return rows.Err() // the writer applies st.roll before it commits
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return settleDeleted(ctx, tx, st, &gone) // the writer applies st.roll before it commits
 	})
 	return n, err
 }

@@ -19,7 +19,7 @@ type activityKey struct {
 	service string
 }
 
-type activityCounts struct{ spans, spanErrors, logs, logErrors int64 }
+type activityCounts struct{ spans, spanOcc, logs, logOcc int64 }
 
 type runKey struct {
 	bucket          int64
@@ -29,27 +29,30 @@ type runKey struct {
 type runCounts struct{ runs, errored int64 }
 
 type dbKey struct {
-	bucket                 int64
-	label, service, system string
+	bucket               int64
+	key, service, system string
 }
 
 type dbCounts struct{ spans, duration, errors int64 }
 
 func bucketOf(ns int64) int64 { return ns / bucketNs }
 
-// addSpan counts n spans (n is -1 for a deleted one) at ns, isError of them errors.
-func (r *rollup) addSpan(ns int64, service string, isError, n int64) {
-	c := r.activityAt(ns, service)
-	c.spans += n
-	c.spanErrors += isError * n
-}
+// addSpan counts n spans (n is -1 for a deleted one) at ns.
+func (r *rollup) addSpan(ns int64, service string, n int64) { r.activityAt(ns, service).spans += n }
 
-// addLog counts n log records at ns.
-func (r *rollup) addLog(ns int64, service string, isError, n int64) {
+// addOrigin counts n origin spans (error occurrences) starting at ns.
+func (r *rollup) addOrigin(ns int64, service string, n int64) { r.activityAt(ns, service).spanOcc += n }
+
+// addLog counts n log records at ns, lone of them occurrences of their own.
+func (r *rollup) addLog(ns int64, service string, lone, n int64) {
 	c := r.activityAt(ns, service)
 	c.logs += n
-	c.logErrors += isError * n
+	c.logOcc += lone * n
 }
+
+// addLoneLog counts n more error records at ns as occurrences of their own (negative when
+// their trace turned out to fail).
+func (r *rollup) addLoneLog(ns int64, service string, n int64) { r.activityAt(ns, service).logOcc += n }
 
 // addRun adds runs roots and errored errored roots to a domain's bucket (negative to remove).
 func (r *rollup) addRun(ns int64, service, domain string, runs, errored int64) {
@@ -66,12 +69,12 @@ func (r *rollup) addRun(ns int64, service, domain string, runs, errored int64) {
 	c.errored += errored
 }
 
-// addDB counts n database spans (n is -1 to remove one) of label at ns.
-func (r *rollup) addDB(ns int64, label, service, system string, duration, isError, n int64) {
+// addDB counts n database operation spans (n is -1 to remove one) of key at ns.
+func (r *rollup) addDB(ns int64, key, service, system string, duration, isError, n int64) {
 	if r.db == nil {
 		r.db = map[dbKey]*dbCounts{}
 	}
-	k := dbKey{ns / dbBucketNs, label, service, system}
+	k := dbKey{ns / dbBucketNs, key, service, system}
 	c := r.db[k]
 	if c == nil {
 		c = &dbCounts{}
@@ -104,7 +107,7 @@ func (r *rollup) apply(ctx context.Context, tx *sql.Tx, st *statements) error {
 			if *c == (activityCounts{}) {
 				continue
 			}
-			if _, err := add.ExecContext(ctx, k.bucket, k.service, c.spans, c.spanErrors, c.logs, c.logErrors); err != nil {
+			if _, err := add.ExecContext(ctx, k.bucket, k.service, c.spans, c.spanOcc, c.logs, c.logOcc); err != nil {
 				return fmt.Errorf("update activity rollup: %w", err)
 			}
 			if c.spans < 0 || c.logs < 0 {
@@ -136,11 +139,11 @@ func (r *rollup) apply(ctx context.Context, tx *sql.Tx, st *statements) error {
 			if *c == (dbCounts{}) {
 				continue
 			}
-			if _, err := add.ExecContext(ctx, k.bucket, k.label, k.service, k.system, c.spans, c.duration, c.errors); err != nil {
+			if _, err := add.ExecContext(ctx, k.bucket, k.key, k.service, k.system, c.spans, c.duration, c.errors); err != nil {
 				return fmt.Errorf("update database rollup: %w", err)
 			}
 			if c.spans < 0 {
-				if _, err := drop.ExecContext(ctx, k.bucket, k.label, k.service, k.system); err != nil {
+				if _, err := drop.ExecContext(ctx, k.bucket, k.key, k.service, k.system); err != nil {
 					return fmt.Errorf("update database rollup: %w", err)
 				}
 			}

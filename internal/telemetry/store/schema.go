@@ -78,88 +78,112 @@ package store
 // computed with; absent while a recomputation is pending) and 'derived_recompute' (the pending
 // recomputation's progress, see recompute.go).
 //
-// Derived columns (schema version 2) hold what the conventions read off a span or record,
-// computed at ingest so that the queries aggregate in SQL instead of decoding attribute JSON row
-// by row. Their values depend on the conventions the store was opened with; meta records which
-// (see derive.go and recompute.go). A derived text column is NULL when it does not apply or is
-// empty, never the empty string: most spans have none of them, and binding NULL costs the
-// driver least. A condition comparing one with the empty string still reads naturally (NULL
-// never matches it); readers COALESCE them to the empty string.
+// Derived columns hold what the engine's functions (package telemetry) read off the rows,
+// computed at ingest so that the capabilities (capabilities.go) aggregate in SQL instead of
+// scanning; they hold no rule of their own: every value is what telemetry.RunFromRoot,
+// TraceRun, ShapeTrace, TraceOccurrences, LogOccurrence, JobFromSpan or DBOperationOf answer
+// for the row and its trace. Those that depend on the conventions are recorded in meta with
+// the conventions' fingerprint (derive.go, recompute.go); a capability asked with other
+// conventions, or while a recomputation is pending, declines and the engine scans instead. A
+// derived text column is NULL when it does not apply or is empty, never the empty string: most
+// spans have none of them, and binding NULL costs the driver least. Readers COALESCE them.
 //
-//	otel_traces:
-//	RunId          TEXT     root spans: the first execution-id attribute (NULL: the trace is the run)
-//	Domain         TEXT     root spans: the run's domain by the domain rules
-//	TraceErrored   INTEGER  root spans: 1 when any span of the trace has status Error, kept up
-//	                        to date as later spans of the trace arrive
-//	JobId          TEXT     job spans: the job id (NULL: not a job span)
-//	JobName        TEXT     job spans: the job-name attribute, else the span name
-//	JobStatus      TEXT     job spans: the application's job status, NULL when absent
-//	DbLabel        TEXT     database spans: the operation label (NULL: not a database span)
-//	DbSystem       TEXT     database spans: the database system
-//	ErrorMessage   TEXT     error spans: the status message, else the exception event's message
-//	ExceptionType  TEXT     error spans: the exception event's type, else error.type
-//	Fingerprint    TEXT     error spans: conventions.Fingerprint(ExceptionType, ErrorMessage)
+// Schema version 2 added the first derived columns; version 3 (the engine's semantics) gives
+// some of them a new meaning and adds the trace-level ones. Columns of version 2 that version 3
+// no longer writes (JobStatus, DbLabel) are left NULL on new rows.
 //
-//	otel_logs (error records only):
-//	ErrorMessage   TEXT     the body, else the exception.message attribute
-//	ExceptionType  TEXT     exception.type, else error.type
-//	Fingerprint    TEXT     conventions.Fingerprint(ExceptionType, ErrorMessage)
+//	otel_traces, per span:
+//	RunId          TEXT     roots: the run's execution id (TraceRun; NULL: the trace is the run)
+//	Domain         TEXT     roots: the run's domain (TraceRun)
+//	RunVerdict     INTEGER  roots: the run's normalized status when it does not depend on the
+//	                        rest of the trace (RunFromRoot with and without a failed span agree):
+//	                        1 error, 0 ok; NULL: error exactly when TraceErrored
+//	TraceErrored   INTEGER  roots: 1 when any span of the trace has status Error
+//	RunErrored     INTEGER  roots: 1 when the run's normalized status is error (from RunVerdict
+//	                        and TraceErrored)
+//	JobId, JobName TEXT     job spans (JobFromSpan): the job id and name (NULL: not a job span)
+//	DbKey          TEXT     database operation spans (DBOperationOf): the operation's identity,
+//	                        system and normalized statement (NULL: not an operation)
+//	DbSystem       TEXT     database operation spans: the system
+//	IsEntry        INTEGER  ShapeTrace's entry flag, given every stored span of the trace
+//	EntryRevisable INTEGER  1 when IsEntry = 1 and the span has a parent id: a span arriving
+//	                        later with that id may make it a non-entry (children often arrive
+//	                        before their parents)
+//	IsOrigin       INTEGER  1 when the span is the origin of an error occurrence
+//	                        (TraceOccurrences over every stored span and error log of the trace)
+//	ErrorMessage, ExceptionType, Fingerprint, OccRunId, OccDomain TEXT
+//	                        origin spans: the occurrence's message, exception type, fingerprint,
+//	                        run id (NULL: the run is not known) and domain
 //
-// Activity rollups (schema version 2) count rows per five-minute bucket (Timestamp / 300 s), so
-// get_app_status over a day adds a few thousand rollup rows instead of a million spans; only
-// the partial buckets at the window's edges are counted from the rows themselves:
+//	otel_logs, per error record:
+//	TraceFailing   INTEGER  1 when the record's trace has a stored error span: it folds into
+//	                        that trace's occurrences; 0 makes it an occurrence of its own
+//	ErrorMessage, ExceptionType, Fingerprint TEXT
+//	                        the record's own occurrence (LogOccurrence)
 //
-//	otel_activity      (Bucket, ServiceName) -> Spans, SpanErrors, Logs, LogErrors
+// Trace-level columns are kept exact as spans arrive in any order, in batches that split traces
+// (trace.go): IsEntry of a new span reads the stored spans carrying its parent's id, and a new
+// span settles the revisable stored spans below it; TraceErrored, RunErrored and TraceFailing
+// change when a trace's first error span arrives (or its last is pruned); the occurrences of a
+// trace with an error span are recomputed whenever a batch touches it, from the whole trace —
+// up to maxShapedSpans spans. A larger failing trace is recorded in otel_deferred_traces and its
+// occurrences are computed when a query needs them, so no ingest batch rereads a huge trace.
+//
+// Activity rollups count rows per five-minute bucket (Timestamp / 300 s), so get_app_status over
+// a day adds a few thousand rollup rows instead of a million spans; only the partial buckets at
+// the window's edges are counted from the rows themselves:
+//
+//	otel_activity      (Bucket, ServiceName) -> Spans, SpanOccurrences (origin spans), Logs,
+//	                   LogOccurrences (error records with TraceFailing = 0)
 //	otel_run_activity  (Bucket, ServiceName, Domain) -> Runs (root spans), ErroredRuns
-//	                   (roots with TraceErrored = 1)
-//	otel_db_activity   (Bucket, DbLabel, ServiceName, DbSystem) -> Spans, Duration (total ns),
-//	                   Errors — with hour buckets (Timestamp / 3600 s): analyze_db_bottlenecks
-//	                   has a row per label and service, and fewer buckets keep a day small
+//	                   (roots with RunErrored = 1)
+//	otel_db_activity   (Bucket, DbKey, ServiceName, DbSystem) -> Spans, Duration (total ns),
+//	                   Errors (error spans) — with hour buckets (Timestamp / 3600 s)
 //
 // Every write keeps them exact in the same transaction as the rows: ingest adds, pruning
-// subtracts what it deletes, a root turning TraceErrored or changing Domain moves its count.
-// Any new statement that inserts, deletes or updates these columns must do the same.
+// subtracts what it deletes, a flag or key that changes moves its count. Any new statement that
+// inserts, deletes or updates these columns must do the same.
 //
-// Indexes, named for the access paths of the telemetry tools (a partial index is used only
-// when the query repeats its WHERE condition literally):
+// Indexes, named for the access paths (a partial index is used only when the query repeats its
+// WHERE condition literally):
 //
 //	otel_traces_time    (Timestamp)                           retention, the newest span
 //	otel_traces_service (ServiceName, Timestamp, SpanName, Duration, IsError)
-//	                    analyze_service_performance reads a service's window from the index
-//	                    alone; get_app_status's partial buckets, a seek per service; the
-//	                    service list, skipping from one name to the next
-//	otel_traces_trace   (TraceId)                             get_run, span counts per trace
-//	otel_traces_errors  (Timestamp, ServiceName, TraceId, Fingerprint, ExceptionType,
-//	                    ErrorMessage) WHERE IsError = 1      get_recent_errors from the index
-//	                    alone (error spans are few; their fields are what the tool reads)
-//	otel_traces_error_traces (TraceId) WHERE IsError = 1     ingest: does a trace have a
-//	                    stored error span? (a small index, so the probe stays in cache)
-//	otel_traces_runs    (Timestamp, ServiceName, Domain, TraceErrored, JobStatus, TraceId, RunId)
-//	                    WHERE IsRoot = 1                      list_runs: count and page any
-//	                    filter combination from the index alone; get_app_status's edges;
-//	                    get_recent_errors: the run and domain of errored traces
-//	otel_traces_errored_runs (Timestamp, TraceId, RunId, Domain) WHERE IsRoot = 1 AND
-//	                    TraceErrored = 1                     get_recent_errors: the run and
-//	                    domain of the window's failed traces, from a small index
+//	                    a service's spans of one operation; status edges; the service list
+//	otel_traces_entries (ServiceName, Timestamp, SpanName, Duration, IsError) WHERE IsEntry = 1
+//	                    analyze_service_performance over entry spans, from the index alone
+//	otel_traces_trace_span UNIQUE (TraceId, SpanId)           one span per trace and span id
+//	                    (the first that arrived: a retried export sends its spans again); get_run,
+//	                    a trace's spans, a span's parent by id
+//	otel_traces_revisable (TraceId, ParentSpanId) WHERE EntryRevisable = 1
+//	                    ingest: the stored spans a new span may settle
+//	otel_traces_error_traces (TraceId) WHERE IsError = 1      ingest: does a trace have a
+//	                    stored error span?
+//	otel_traces_origins (Timestamp, ServiceName, TraceId, SpanId, Fingerprint, ExceptionType,
+//	                    ErrorMessage, OccRunId, OccDomain) WHERE IsOrigin = 1
+//	                    get_recent_errors and status edges from the index alone
+//	otel_traces_runs    (Timestamp, ServiceName, Domain, RunErrored, TraceId, RunId, SpanId,
+//	                    RunVerdict) WHERE IsRoot = 1          list_runs: count, order and page
+//	                    any filter combination from the index alone; status edges
 //	otel_traces_run_ids (RunId) WHERE IsRoot = 1 AND RunId != ''   get_run by run id
 //	otel_traces_jobs    (JobName, Timestamp) WHERE JobId != ''     get_last_job_result by name
 //	otel_traces_job_time (Timestamp, JobId, ServiceName) WHERE JobId != ''
 //	                    get_last_job_result without a name
-//	otel_traces_db      (DbLabel, Timestamp, Duration, ServiceName, IsError, DbSystem)
-//	                    WHERE DbLabel != ''                  analyze_db_bottlenecks: one seek
-//	                    per label over the window's edges, durations of the top labels
+//	otel_traces_db      (DbKey, Timestamp, Duration, ServiceName, IsError, DbSystem)
+//	                    WHERE DbKey != ''                    analyze_db_bottlenecks: one seek
+//	                    per operation over the window's edges, durations of the top ones
 //
 // Every large index of otel_traces grows at its end or at the ends of a few groups (services,
-// database labels), where SQLite appends cheaply. Indexes whose inserts land anywhere — keyed
-// by duration, by trace id, or by (service, span name) with hundreds of groups — split pages all
-// over the tree and rewrite a page per row at every commit: measured on the B6 dataset, each
-// such index cost ingest a third of its speed. otel_traces_trace is the one such index (get_run
-// needs it); otel_traces_error_traces holds only error spans.
+// database operations), where SQLite appends cheaply, except otel_traces_trace_span (get_run and
+// the trace-level columns need it): indexes whose inserts land anywhere split pages all over the
+// tree and rewrite a page per row at every commit (measured on the B6 dataset, each cost ingest
+// a third of its speed). The partial indexes hold few rows.
 //
 //	otel_logs_trace     (TraceId)
 //	otel_logs_time      (Timestamp, ServiceName, IsError)
-//	otel_logs_errors    (Timestamp, ServiceName, TraceId, Fingerprint, ExceptionType,
-//	                    ErrorMessage) WHERE IsError = 1      as otel_traces_errors
+//	otel_logs_lone      (Timestamp, ServiceName, TraceId, Fingerprint, ExceptionType,
+//	                    ErrorMessage) WHERE IsError = 1 AND TraceFailing = 0
+//	                    the error records that are occurrences of their own
 //
 // Schema changes are appended to migrations, never edited in place: PRAGMA user_version holds
 // how many have been applied, so an older file upgrades step by step on Open.
@@ -308,6 +332,80 @@ INSERT INTO otel_run_activity (Bucket, ServiceName, Domain, Runs, ErroredRuns)
 	SELECT Timestamp / 300000000000, ServiceName, COALESCE(Domain, ''), COUNT(*), SUM(TraceErrored)
 	FROM otel_traces WHERE IsRoot = 1 GROUP BY 1, 2, 3;
 `,
+	// 3: the engine's semantics — entry spans, error occurrences, normalized run status and
+	// database operations keyed by statement. The new columns start at their defaults and the
+	// rollups are made to agree with them here; the background recomputation Open starts (the
+	// derivation version changed) then fills them in, moving the rollups as it goes.
+	`
+ALTER TABLE otel_traces ADD COLUMN RunVerdict INTEGER;
+ALTER TABLE otel_traces ADD COLUMN RunErrored INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE otel_traces ADD COLUMN DbKey TEXT;
+ALTER TABLE otel_traces ADD COLUMN IsEntry INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE otel_traces ADD COLUMN EntryRevisable INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE otel_traces ADD COLUMN IsOrigin INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE otel_traces ADD COLUMN OccRunId TEXT;
+ALTER TABLE otel_traces ADD COLUMN OccDomain TEXT;
+ALTER TABLE otel_logs ADD COLUMN TraceFailing INTEGER NOT NULL DEFAULT 0;
+
+DROP INDEX IF EXISTS otel_traces_trace;
+DROP INDEX IF EXISTS otel_traces_errors;
+DROP INDEX IF EXISTS otel_traces_errored_runs;
+DROP INDEX IF EXISTS otel_traces_runs;
+DROP INDEX IF EXISTS otel_traces_db;
+DROP INDEX IF EXISTS otel_logs_errors;
+
+-- One span per trace and span id, the first that arrived: a retried export sent the others.
+CREATE INDEX otel_traces_copies ON otel_traces (TraceId, SpanId);
+DELETE FROM otel_traces WHERE Seq IN (SELECT t.Seq FROM otel_traces t WHERE EXISTS (
+	SELECT 1 FROM otel_traces o INDEXED BY otel_traces_copies WHERE o.TraceId = t.TraceId AND o.SpanId = t.SpanId AND o.Seq < t.Seq));
+DROP INDEX otel_traces_copies;
+CREATE UNIQUE INDEX otel_traces_trace_span ON otel_traces (TraceId, SpanId);
+CREATE INDEX otel_traces_entries ON otel_traces (ServiceName, Timestamp, SpanName, Duration, IsError) WHERE IsEntry = 1;
+CREATE INDEX otel_traces_revisable ON otel_traces (TraceId, ParentSpanId) WHERE EntryRevisable = 1;
+CREATE INDEX otel_traces_origins ON otel_traces (Timestamp, ServiceName, TraceId, SpanId, Fingerprint, ExceptionType,
+	ErrorMessage, OccRunId, OccDomain) WHERE IsOrigin = 1;
+CREATE INDEX otel_traces_runs ON otel_traces (Timestamp, ServiceName, Domain, RunErrored, TraceId, RunId, SpanId, RunVerdict)
+	WHERE IsRoot = 1;
+CREATE INDEX otel_traces_db ON otel_traces (DbKey, Timestamp, Duration, ServiceName, IsError, DbSystem) WHERE DbKey != '';
+CREATE INDEX otel_logs_lone ON otel_logs (Timestamp, ServiceName, TraceId, Fingerprint, ExceptionType, ErrorMessage)
+	WHERE IsError = 1 AND TraceFailing = 0;
+
+CREATE TABLE otel_deferred_traces (
+	TraceId TEXT PRIMARY KEY
+) WITHOUT ROWID;
+
+-- The rollups, counted again over what is left, with the new columns at their defaults (no
+-- origin span, no errored run, no error record folded, no database operation yet).
+DROP TABLE otel_activity;
+CREATE TABLE otel_activity (
+	Bucket          INTEGER NOT NULL,
+	ServiceName     TEXT    NOT NULL,
+	Spans           INTEGER NOT NULL DEFAULT 0,
+	SpanOccurrences INTEGER NOT NULL DEFAULT 0,
+	Logs            INTEGER NOT NULL DEFAULT 0,
+	LogOccurrences  INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (Bucket, ServiceName)
+) WITHOUT ROWID;
+INSERT INTO otel_activity (Bucket, ServiceName, Spans)
+	SELECT Timestamp / 300000000000, ServiceName, COUNT(*) FROM otel_traces GROUP BY 1, 2;
+INSERT INTO otel_activity (Bucket, ServiceName, Logs, LogOccurrences)
+	SELECT Timestamp / 300000000000, ServiceName, COUNT(*), SUM(IsError) FROM otel_logs WHERE true GROUP BY 1, 2
+	ON CONFLICT (Bucket, ServiceName) DO UPDATE SET Logs = excluded.Logs, LogOccurrences = excluded.LogOccurrences;
+DELETE FROM otel_run_activity;
+INSERT INTO otel_run_activity (Bucket, ServiceName, Domain, Runs)
+	SELECT Timestamp / 300000000000, ServiceName, COALESCE(Domain, ''), COUNT(*) FROM otel_traces WHERE IsRoot = 1 GROUP BY 1, 2, 3;
+DROP TABLE otel_db_activity;
+CREATE TABLE otel_db_activity (
+	Bucket      INTEGER NOT NULL,
+	DbKey       TEXT    NOT NULL,
+	ServiceName TEXT    NOT NULL,
+	DbSystem    TEXT    NOT NULL,
+	Spans       INTEGER NOT NULL DEFAULT 0,
+	Duration    INTEGER NOT NULL DEFAULT 0,
+	Errors      INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (Bucket, DbKey, ServiceName, DbSystem)
+) WITHOUT ROWID;
+`,
 }
 
 // Table and meta key names, shared by the writer, the pruner and the query code so a rename
@@ -326,6 +424,8 @@ const (
 	ActivityTable    = "otel_activity"
 	RunActivityTable = "otel_run_activity"
 	DBActivityTable  = "otel_db_activity"
+	// DeferredTable lists the failing traces too large to recompute at ingest.
+	DeferredTable = "otel_deferred_traces"
 	// bucketNs is the width of a rollup bucket: five minutes. The migration's SQL repeats it;
 	// bucketExpr is the same number for SQL text.
 	bucketNs   int64 = 300_000_000_000

@@ -11,30 +11,31 @@ import (
 var spanColumnNames = []string{"Seq", "Timestamp", "EndTimestamp", "TraceId", "SpanId", "ParentSpanId",
 	"TraceState", "SpanName", "SpanKind", "ServiceName", "ResourceAttributes", "ScopeName", "ScopeVersion",
 	"SpanAttributes", "Duration", "StatusCode", "StatusMessage", "EventsJSON", "LinksJSON", "IsRoot", "IsError",
-	"RunId", "Domain", "TraceErrored", "JobId", "JobName", "JobStatus", "DbLabel", "DbSystem", "ErrorMessage",
-	"ExceptionType", "Fingerprint"}
+	"DbKey", "DbSystem",
+	"IsEntry", "EntryRevisable", "RunId", "Domain", "RunVerdict", "TraceErrored", "RunErrored", "JobId", "JobName"}
 
 // logColumnNames are the log columns in the order logArgs produces values.
 var logColumnNames = []string{"Seq", "Timestamp", "ObservedTimestamp", "TraceId", "SpanId", "TraceFlags",
 	"SeverityText", "SeverityNumber", "ServiceName", "Body", "ResourceAttributes", "ScopeName", "ScopeVersion",
-	"LogAttributes", "IsError", "ErrorMessage", "ExceptionType", "Fingerprint"}
+	"LogAttributes", "IsError", "ErrorMessage", "ExceptionType", "Fingerprint", "TraceFailing"}
 
 // Span rows are inserted in one of three shapes, so that a span binds only the derived
 // columns it has (the driver's cost is per bound parameter, NULL or not): most spans have
-// none, database spans two, and roots, job spans and errors all of them.
+// none, database spans two, and roots, entry spans and job spans all of them. The occurrence
+// columns are never inserted: the writer sets them on the few origin spans afterwards.
 type spanShape int
 
 const (
 	shapePlain spanShape = iota // the exporter's columns only; derived ones default
-	shapeDB                     // plus DbLabel and DbSystem: database spans
-	shapeFull                   // every column: roots, errors, job spans
+	shapeDB                     // plus DbKey and DbSystem: database spans
+	shapeFull                   // every column: roots, entry spans, job spans
 	spanShapes
 )
 
 // spanShapeColumns are the positions in a full row that each shape inserts.
 var spanShapeColumns = [spanShapes][]int{
 	shapePlain: seq(0, colPlainEnd),
-	shapeDB:    append(seq(0, colPlainEnd), colDbLabel, colDbSystem),
+	shapeDB:    seq(0, colDBEnd),
 	shapeFull:  seq(0, spanColumnCount),
 }
 
@@ -49,7 +50,7 @@ func seq(from, to int) []int {
 // Column lists in insert order; spanArgs and logArgs produce values in this order.
 const (
 	spanColumnCount = 32
-	logColumnCount  = 18
+	logColumnCount  = 19
 	// rowsPerInsert is how many rows one multi-row INSERT carries: fewer statement executions
 	// per batch is most of the ingest speed with a database/sql driver.
 	rowsPerInsert = 32
@@ -57,6 +58,9 @@ const (
 	// text in a slice that it grows by doubling, and the 513th doubles it to 1024 entries —
 	// measured as a fifth more allocation per span.
 	maxTextParams = 512
+	// spanTextColumns counts the exporter's text columns of a span row; the database shape adds
+	// two, the full shape six.
+	spanTextColumns = 13
 )
 
 // spanRowsPerInsert is how many rows of a shape one INSERT carries: rowsPerInsert, or fewer
@@ -64,46 +68,37 @@ const (
 var spanRowsPerInsert = [spanShapes]int{
 	shapePlain: min(rowsPerInsert, maxTextParams/spanTextColumns),
 	shapeDB:    min(rowsPerInsert, maxTextParams/(spanTextColumns+2)),
-	shapeFull:  min(rowsPerInsert, maxTextParams/(spanTextColumns+10)),
+	shapeFull:  min(rowsPerInsert, maxTextParams/(spanTextColumns+6)),
 }
 
-const (
-	// spanTextColumns counts the exporter's text columns of a span row; the database shape adds
-	// two, the full shape ten.
-	spanTextColumns = 15
-)
-
-// Positions in a row of insert arguments that the writer reads back.
+// Positions in a row of insert arguments that the writer sets.
 const (
 	colSeq          = 0
-	colTimestamp    = 1
-	colTraceID      = 3
-	colServiceName  = 9
-	colDuration     = 14
-	colIsRoot       = 19
-	colIsError      = 20
 	colPlainEnd     = 21 // the exporter's columns end here, the derived ones start
-	colDomain       = 22
-	colTraceErrored = 23
-	colDbLabel      = 27
-	colDbSystem     = 28
-	// Log rows keep Timestamp at colTimestamp too.
-	logColServiceName = 8
-	logColIsError     = 14
+	colDBEnd        = 23 // the database shape ends here
+	colIsEntry      = 23
+	colRevisable    = 24
+	colTraceErrored = 28
+	colRunErrored   = 29
+	// Log rows keep Seq at colSeq too.
+	logColTraceFailing = 18
 )
 
 // idChunk is how many ids the prepared IN (...) statements take at once; shorter lists are
-// padded with the empty id, which no stored trace has.
+// padded with noTrace.
 const idChunk = 64
 
 // fewIDs is the size of the IN (...) statements used for short lists.
 const fewIDs = 8
 
-// statements are prepared once on the write connection and reused by every transaction; roll
-// accumulates the current transaction's rollup changes, which the writer applies once before
-// it commits (one upsert per bucket touched by the whole group of batches).
+// statements are prepared once on the write connection and reused by every transaction. roll
+// accumulates the current transaction's rollup changes and reshape the traces whose
+// occurrences it must recompute; the writer settles both once before it commits.
 type statements struct {
-	roll           rollup
+	roll    rollup
+	reshape map[string]bool
+	// dv derives with the store's conventions.
+	dv             *deriver
 	readHighWater  *sql.Stmt
 	writeHighWater *sql.Stmt
 	// insertSpan holds one row, insertSpans spanRowsPerInsert rows, per shape.
@@ -111,20 +106,22 @@ type statements struct {
 	insertSpans [spanShapes]*sql.Stmt
 	insertLog   *sql.Stmt
 	insertLogs  *sql.Stmt
-	// storedErrorTraces selects which of idChunk trace ids have a stored error span;
-	// storedFewErrorTraces takes fewIDs.
+	// Probes and updates over idChunk trace ids (…Few: fewIDs): which traces have a stored
+	// error span, which have a stored revisable span.
 	storedErrorTraces    *sql.Stmt
 	storedFewErrorTraces *sql.Stmt
-	// markTraceErrored sets TraceErrored on the stored roots of idChunk traces and returns
-	// each changed root's bucket, service and domain; markFewTraceErrored takes fewIDs.
-	markTraceErrored    *sql.Stmt
-	markFewTraceErrored *sql.Stmt
-	addActivity         *sql.Stmt
-	addRunActivity      *sql.Stmt
-	dropActivity        *sql.Stmt
-	dropRunActivity     *sql.Stmt
-	addDBActivity       *sql.Stmt
-	dropDBActivity      *sql.Stmt
+	revisable            *sql.Stmt
+	revisableFew         *sql.Stmt
+	markTraceErrored     *sql.Stmt
+	markFewTraceErrored  *sql.Stmt
+	markLogsFailing      *sql.Stmt
+	markFewLogsFailing   *sql.Stmt
+	addActivity          *sql.Stmt
+	addRunActivity       *sql.Stmt
+	dropActivity         *sql.Stmt
+	dropRunActivity      *sql.Stmt
+	addDBActivity        *sql.Stmt
+	dropDBActivity       *sql.Stmt
 }
 
 func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
@@ -148,26 +145,42 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 	}
 	prep(&st.insertLog, insertSQL(LogsTable, logColumnNames, 1))
 	prep(&st.insertLogs, insertSQL(LogsTable, logColumnNames, rowsPerInsert))
-	in := "(" + placeholders(idChunk) + ")"
-	probe := `SELECT DISTINCT TraceId FROM ` + TracesTable + ` INDEXED BY otel_traces_error_traces WHERE IsError = 1 AND TraceId IN `
-	prep(&st.storedErrorTraces, probe+in)
-	prep(&st.storedFewErrorTraces, probe+"("+placeholders(fewIDs)+")")
-	mark := `UPDATE ` + TracesTable + ` SET TraceErrored = 1 WHERE IsRoot = 1 AND TraceErrored = 0 AND TraceId IN `
-	const marked = ` RETURNING Timestamp / ` + bucketExpr + `, ServiceName, COALESCE(Domain, '')`
-	prep(&st.markTraceErrored, mark+in+marked)
-	prep(&st.markFewTraceErrored, mark+"("+placeholders(fewIDs)+")"+marked)
-	prep(&st.addActivity, `INSERT INTO `+ActivityTable+` (Bucket, ServiceName, Spans, SpanErrors, Logs, LogErrors)
+	many, few := "("+placeholders(idChunk)+")", "("+placeholders(fewIDs)+")"
+	both := func(dst, dstFew **sql.Stmt, prefix, suffix string) {
+		prep(dst, prefix+many+suffix)
+		prep(dstFew, prefix+few+suffix)
+	}
+	// Which of the ids have a row in an index: one seek each, however many rows a trace has.
+	exists := func(dst, dstFew **sql.Stmt, index, cond string) {
+		for _, c := range []struct {
+			dst **sql.Stmt
+			n   int
+		}{{dst, idChunk}, {dstFew, fewIDs}} {
+			prep(c.dst, `WITH b(id) AS (VALUES `+strings.TrimSuffix(strings.Repeat("(?), ", c.n), ", ")+`) SELECT id FROM b
+				WHERE EXISTS (SELECT 1 FROM `+TracesTable+` INDEXED BY `+index+` WHERE `+cond+` AND TraceId = b.id)`)
+		}
+	}
+	exists(&st.storedErrorTraces, &st.storedFewErrorTraces, "otel_traces_error_traces", "IsError = 1")
+	exists(&st.revisable, &st.revisableFew, "otel_traces_revisable", "EntryRevisable = 1")
+	both(&st.markTraceErrored, &st.markFewTraceErrored,
+		`UPDATE `+TracesTable+` SET TraceErrored = 1, RunErrored = (COALESCE(RunVerdict, 0) >> 1) & 1
+		WHERE IsRoot = 1 AND TraceErrored = 0 AND TraceId IN `,
+		` RETURNING Timestamp, ServiceName, COALESCE(Domain, ''), COALESCE(RunVerdict, 0)`)
+	both(&st.markLogsFailing, &st.markFewLogsFailing,
+		`UPDATE `+LogsTable+` SET TraceFailing = 1 WHERE IsError = 1 AND TraceFailing = 0 AND TraceId IN `,
+		` RETURNING Timestamp, ServiceName`)
+	prep(&st.addActivity, `INSERT INTO `+ActivityTable+` (Bucket, ServiceName, Spans, SpanOccurrences, Logs, LogOccurrences)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName) DO UPDATE SET
-		Spans = Spans + excluded.Spans, SpanErrors = SpanErrors + excluded.SpanErrors,
-		Logs = Logs + excluded.Logs, LogErrors = LogErrors + excluded.LogErrors`)
+		Spans = Spans + excluded.Spans, SpanOccurrences = SpanOccurrences + excluded.SpanOccurrences,
+		Logs = Logs + excluded.Logs, LogOccurrences = LogOccurrences + excluded.LogOccurrences`)
 	prep(&st.addRunActivity, `INSERT INTO `+RunActivityTable+` (Bucket, ServiceName, Domain, Runs, ErroredRuns)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName, Domain) DO UPDATE SET
 		Runs = Runs + excluded.Runs, ErroredRuns = ErroredRuns + excluded.ErroredRuns`)
 	prep(&st.dropActivity, `DELETE FROM `+ActivityTable+` WHERE Bucket = ? AND ServiceName = ? AND Spans = 0 AND Logs = 0`)
-	prep(&st.addDBActivity, `INSERT INTO `+DBActivityTable+` (Bucket, DbLabel, ServiceName, DbSystem, Spans, Duration, Errors)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, DbLabel, ServiceName, DbSystem) DO UPDATE SET
+	prep(&st.addDBActivity, `INSERT INTO `+DBActivityTable+` (Bucket, DbKey, ServiceName, DbSystem, Spans, Duration, Errors)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, DbKey, ServiceName, DbSystem) DO UPDATE SET
 		Spans = Spans + excluded.Spans, Duration = Duration + excluded.Duration, Errors = Errors + excluded.Errors`)
-	prep(&st.dropDBActivity, `DELETE FROM `+DBActivityTable+` WHERE Bucket = ? AND DbLabel = ? AND ServiceName = ? AND DbSystem = ?
+	prep(&st.dropDBActivity, `DELETE FROM `+DBActivityTable+` WHERE Bucket = ? AND DbKey = ? AND ServiceName = ? AND DbSystem = ?
 		AND Spans = 0`)
 	prep(&st.dropRunActivity, `DELETE FROM `+RunActivityTable+` WHERE Bucket = ? AND ServiceName = ? AND Domain = ? AND Runs = 0`)
 	if err != nil {
@@ -181,7 +194,8 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 // connection does not release anyway, so it is not reported.
 func (st *statements) close() {
 	all := []*sql.Stmt{st.readHighWater, st.writeHighWater, st.insertLog, st.insertLogs, st.storedErrorTraces,
-		st.storedFewErrorTraces, st.markTraceErrored, st.markFewTraceErrored, st.addActivity, st.addRunActivity, st.dropActivity,
+		st.storedFewErrorTraces, st.revisable, st.revisableFew, st.markTraceErrored, st.markFewTraceErrored,
+		st.markLogsFailing, st.markFewLogsFailing, st.addActivity, st.addRunActivity, st.dropActivity,
 		st.dropRunActivity, st.addDBActivity, st.dropDBActivity}
 	all = append(append(all, st.insertSpan[:]...), st.insertSpans[:]...)
 	for _, s := range all {
@@ -228,30 +242,44 @@ func insertSQL(table string, columns []string, rows int) string {
 		}
 		b.WriteString(one)
 	}
+	if table == TracesTable {
+		b.WriteString(" ON CONFLICT (TraceId, SpanId) DO NOTHING")
+	}
 	return b.String()
 }
 
 // insertRows writes the rows whose arguments fill args (ncols per row) using the statement of
-// perMany rows for full chunks and the single-row one for the rest.
-func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, args []any, ncols, perMany int) error {
+// perMany rows for full chunks and the single-row one for the rest, and returns how many rows
+// it inserted (a span insert skips a copy of a stored span).
+func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, args []any, ncols, perMany int) (int64, error) {
 	n := len(args) / ncols
 	chunk := perMany * ncols
+	var inserted int64
+	exec := func(stmt *sql.Stmt, part []any) error {
+		res, err := stmt.ExecContext(ctx, part...)
+		if err != nil {
+			return err
+		}
+		k, err := res.RowsAffected()
+		inserted += k
+		return err
+	}
 	i := 0
 	if n >= perMany {
 		stmt := tx.StmtContext(ctx, many)
 		for ; i+perMany <= n; i += perMany {
-			if _, err := stmt.ExecContext(ctx, args[i*ncols:i*ncols+chunk]...); err != nil {
-				return err
+			if err := exec(stmt, args[i*ncols:i*ncols+chunk]); err != nil {
+				return inserted, err
 			}
 		}
 	}
 	if i < n {
 		stmt := tx.StmtContext(ctx, one)
 		for ; i < n; i++ {
-			if _, err := stmt.ExecContext(ctx, args[i*ncols:(i+1)*ncols]...); err != nil {
-				return err
+			if err := exec(stmt, args[i*ncols:(i+1)*ncols]); err != nil {
+				return inserted, err
 			}
 		}
 	}
-	return nil
+	return inserted, nil
 }

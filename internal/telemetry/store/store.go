@@ -176,7 +176,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		}
 		ckptDB.SetMaxOpenConns(1)
 		s.ckpt = startCheckpointer(ckptDB)
-		s.writer = startWriter(s.writerDB, s.ckpt.committed)
+		s.writer = startWriter(s.writerDB, s.derive, s.ckpt.committed)
 		if recompute {
 			s.startRecompute()
 		}

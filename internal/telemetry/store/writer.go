@@ -34,6 +34,7 @@ type job struct {
 // reader never sees "database is locked".
 type writer struct {
 	db   *sql.DB
+	dv   *deriver
 	st   *statements
 	jobs chan *job
 	// onCommit is called after every successful commit (it must not block).
@@ -45,9 +46,10 @@ type writer struct {
 	exited chan struct{}
 }
 
-func startWriter(db *sql.DB, onCommit func()) *writer {
+func startWriter(db *sql.DB, dv *deriver, onCommit func()) *writer {
 	w := &writer{
 		db:       db,
+		dv:       dv,
 		onCommit: onCommit,
 		jobs:     make(chan *job, queueDepth),
 		quit:     make(chan struct{}),
@@ -169,6 +171,7 @@ func (w *writer) commit(jobs []*job) error {
 		if err != nil {
 			return err
 		}
+		st.dv = w.dv
 		w.st = st
 	}
 	tx, err := w.db.BeginTx(ctx, nil)
@@ -186,10 +189,14 @@ func (w *writer) commit(jobs []*job) error {
 	}
 	next := start + 1
 	w.st.roll = rollup{}
+	w.st.reshape = map[string]bool{}
 	for _, j := range jobs {
 		if err := j.run(ctx, tx, w.st, &next); err != nil {
 			return err
 		}
+	}
+	if err := settleReshapes(ctx, tx, w.st); err != nil {
+		return err
 	}
 	if err := w.st.roll.apply(ctx, tx, w.st); err != nil {
 		return err

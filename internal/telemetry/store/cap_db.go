@@ -1,0 +1,209 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// maxSeekKeys bounds the database operations whose rows are read one index seek each; past it
+// (a statement normalization that leaves values in) an edge is read in one pass over the index.
+const maxSeekKeys = 500
+
+// AggregateDB implements telemetry.DBAggregator. The window's whole hours come from the
+// database rollup and its partial hours from the database index (one seek per operation); only
+// the operations that can make the answer get a p95, from their durations in the window, and
+// their label, statement and collection from their newest span, read with DBOperationOf as
+// SummarizeDB reads its first sample; SortDBOperations orders them.
+func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *conventions.Conventions) (telemetry.DBReport, bool, error) {
+	var rep telemetry.DBReport
+	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
+		var err error
+		rep, err = dbOperations(ctx, tx, q, conv)
+		return err
+	})
+	return rep, handled, err
+}
+
+// dbGroup is one operation's totals in the window.
+type dbGroup struct {
+	key, system            string
+	count, sum, errorCount int64
+}
+
+func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *conventions.Conventions) (telemetry.DBReport, error) {
+	rep := telemetry.DBReport{}
+	groups := map[string]*dbGroup{}
+	add := func(scan func(...any) error) error {
+		var g dbGroup
+		if err := scan(&g.key, &g.system, &g.count, &g.sum, &g.errorCount); err != nil {
+			return err
+		}
+		t := groups[g.key]
+		if t == nil {
+			t = &dbGroup{key: g.key, system: g.system}
+			groups[g.key] = t
+		}
+		t.count += g.count
+		t.sum += g.sum
+		t.errorCount += g.errorCount
+		return nil
+	}
+	lo, hi, edges := splitHours(q.Window)
+	if lo < hi {
+		var f filter
+		f.add("Bucket >= ? AND Bucket < ?", lo, hi)
+		f.service("ServiceName", q.Service)
+		if err := eachRow(ctx, tx, `SELECT DbKey, DbSystem, SUM(Spans), SUM(Duration), SUM(Errors) FROM `+DBActivityTable+f.where()+
+			` GROUP BY DbKey, DbSystem`, f.args, add); err != nil {
+			return rep, fmt.Errorf("read database activity: %w", err)
+		}
+	}
+	if len(edges) > 0 {
+		opKeys, err := dbKeys(ctx, tx, maxSeekKeys+1)
+		if err != nil {
+			return rep, err
+		}
+		for _, e := range edges {
+			f := dbFilter(q, e)
+			if len(opKeys) <= maxSeekKeys {
+				f.in("DbKey", opKeys)
+			} else {
+				f.conds[1] = "+Timestamp >= ? AND +Timestamp < ?" // one pass over the index
+			}
+			if err := eachRow(ctx, tx, `SELECT DbKey, COALESCE(DbSystem, ''), COUNT(*), SUM(Duration), SUM(IsError) FROM `+TracesTable+
+				f.where()+` GROUP BY DbKey, DbSystem`, f.args, add); err != nil {
+				return rep, fmt.Errorf("group database spans: %w", err)
+			}
+		}
+	}
+	systems := map[string]bool{}
+	var kept []*dbGroup
+	var total int64
+	for _, g := range groups {
+		if g.count == 0 {
+			continue
+		}
+		systems[g.system] = true
+		if q.System != "" && g.system != q.System {
+			continue
+		}
+		kept = append(kept, g)
+		rep.SampleCount += g.count
+		total += g.sum
+	}
+	rep.Total = len(kept)
+	rep.Scan = windowScan(q.Window, rep.SampleCount)
+	if q.System != "" && rep.SampleCount == 0 {
+		delete(systems, "")
+		rep.KnownSystems = boundedSorted(keys(systems), telemetry.DefaultLimits.MaxHints)
+	}
+	// The order's first key is the total time: only operations at least as long in total as
+	// the n-th longest can make the answer; they get the p95 and label the rest of it needs.
+	slices.SortFunc(kept, func(a, b *dbGroup) int { return cmp.Compare(telemetry.Ms(b.sum), telemetry.Ms(a.sum)) })
+	n := cmp.Or(q.TopN, 5)
+	candidates := kept
+	if len(kept) > n {
+		end := n
+		for end < len(kept) && telemetry.Ms(kept[end].sum) == telemetry.Ms(kept[n-1].sum) {
+			end++
+		}
+		candidates = kept[:end]
+	}
+	whole := dbFilter(q, [2]int64{q.Window.StartMs * 1e6, q.Window.EndMs * 1e6})
+	for _, g := range candidates {
+		op, err := newestOperation(ctx, tx, whole, g.key, conv)
+		if err != nil {
+			return rep, err
+		}
+		p95, err := keyP95(ctx, tx, whole, g.key, g.count)
+		if err != nil {
+			return rep, err
+		}
+		rep.Operations = append(rep.Operations, telemetry.DBOperationStats{
+			Key: g.key, Label: op.Label, Statement: op.Statement, System: op.System, Collection: op.Collection,
+			Count: g.count, TotalMs: telemetry.Ms(g.sum), P95Ms: telemetry.Ms(p95), ErrorCount: g.errorCount,
+			ShareOfTotal: telemetry.Share(g.sum, total),
+		})
+	}
+	telemetry.SortDBOperations(rep.Operations)
+	if len(rep.Operations) > n {
+		rep.Operations = rep.Operations[:n]
+	}
+	return rep, nil
+}
+
+// dbFilter selects the database operation spans of the query's service in [r[0], r[1]) ns,
+// through the database index. Its second condition is the time range.
+func dbFilter(q telemetry.DBQuery, r [2]int64) filter {
+	var f filter
+	f.add("DbKey != ''")
+	f.add("Timestamp >= ? AND Timestamp < ?", r[0], r[1])
+	f.service("ServiceName", q.Service)
+	return f
+}
+
+// dbKeys lists up to limit distinct operation keys, skipping from one to the next through the
+// database index.
+func dbKeys(ctx context.Context, tx *sql.Tx, limit int) ([]string, error) {
+	var out []string
+	err := eachRow(ctx, tx, `WITH RECURSIVE ops(k) AS (
+		SELECT MIN(DbKey) FROM `+TracesTable+` WHERE DbKey != ''
+		UNION ALL
+		SELECT (SELECT MIN(DbKey) FROM `+TracesTable+` WHERE DbKey != '' AND DbKey > ops.k)
+		FROM ops WHERE ops.k IS NOT NULL
+	) SELECT k FROM ops WHERE k IS NOT NULL LIMIT ?`, []any{limit}, func(scan func(...any) error) error {
+		var k string
+		err := scan(&k)
+		out = append(out, k)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list database operations: %w", err)
+	}
+	return out, nil
+}
+
+// keyP95 is the nearest-rank p95 of the n durations of operation key among the spans passing
+// f, read as one comma-separated text and selected without sorting.
+func keyP95(ctx context.Context, tx *sql.Tx, f filter, key string, n int64) (int64, error) {
+	f = f.clone()
+	f.add("DbKey = ?", key)
+	var text string
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE(group_concat(Duration), '') FROM `+TracesTable+f.where(), f.args...).Scan(&text)
+	if err != nil {
+		return 0, fmt.Errorf("read database durations: %w", err)
+	}
+	ds, err := parseDurations(text, int(n))
+	if err != nil {
+		return 0, fmt.Errorf("read database durations: %w", err)
+	}
+	return nthSmallest(ds, telemetry.RankIndex(len(ds), 0.95)), nil
+}
+
+// newestOperation reads the operation of key's newest span passing f (in scan order).
+func newestOperation(ctx context.Context, tx *sql.Tx, f filter, key string, conv *conventions.Conventions) (conventions.DBOperation, error) {
+	f = f.clone()
+	f.add("DbKey = ?", key)
+	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+fieldColumns(telemetry.FieldAttributes, "SpanAttributes", "EventsJSON")+
+		` FROM `+TracesTable+f.where()+spansNewest+` LIMIT 1`, f.args...)
+	if err != nil {
+		return conventions.DBOperation{}, fmt.Errorf("read database span: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return conventions.DBOperation{}, errors.Join(errors.New("read database span: none"), rows.Err())
+	}
+	r, _, err := scanSpanRow(rows, telemetry.FieldAttributes)
+	if err != nil {
+		return conventions.DBOperation{}, fmt.Errorf("read database span: %w", err)
+	}
+	op, _ := telemetry.DBOperationOf(conv, &r)
+	return op, nil
+}

@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// FindLastJob implements telemetry.JobFinder: the first job span in LastJob's order (start ms
+// descending, then span id, ties in scan order) matching the query, and the next one after it
+// with the same job name, each found with an index seek for the newest start and a look at that
+// millisecond's spans; both are read with JobFromSpan.
+func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *conventions.Conventions) (telemetry.JobResult, bool, error) {
+	var res telemetry.JobResult
+	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
+		var err error
+		res, err = lastJob(ctx, tx, q, conv)
+		return err
+	})
+	return res, handled, err
+}
+
+func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conventions.Conventions) (telemetry.JobResult, error) {
+	if len(conv.JobKeys.IDKeys) == 0 {
+		return telemetry.JobResult{}, nil
+	}
+	base := func() filter {
+		var f filter
+		f.add("JobId != ''")
+		f.window(q.Window)
+		f.service("ServiceName", q.Service)
+		return f
+	}
+	f := base()
+	if q.JobID != "" {
+		f.add("JobId = ?", q.JobID)
+	}
+	if q.JobName != "" {
+		f.add("JobName = ?", q.JobName)
+	}
+	found, pos, ok, err := firstJob(ctx, tx, f)
+	if err != nil {
+		return telemetry.JobResult{}, err
+	}
+	if !ok {
+		res := telemetry.JobResult{}
+		if q.JobID != "" || q.JobName != "" {
+			f := base()
+			err := eachRow(ctx, tx, `SELECT DISTINCT JobName FROM `+TracesTable+f.where()+` ORDER BY JobName LIMIT ?`,
+				append(f.args, telemetry.DefaultLimits.MaxHints), func(scan func(...any) error) error {
+					var n string
+					err := scan(&n)
+					res.KnownJobs = append(res.KnownJobs, n)
+					return err
+				})
+			if err != nil {
+				return res, fmt.Errorf("list jobs: %w", err)
+			}
+		}
+		return res, nil
+	}
+	job, _ := telemetry.JobFromSpan(conv, &found)
+	// The execution before it: the next span of the same job name in the order, whatever its id.
+	f = base()
+	f.add("JobName = ?", job.JobName)
+	same := f.clone()
+	same.add("Timestamp >= ? AND Timestamp < ?", pos.ms*1e6, (pos.ms+1)*1e6)
+	same.add("(SpanId > ? OR (SpanId = ? AND (Timestamp < ? OR (Timestamp = ? AND Seq > ?))))",
+		pos.span, pos.span, pos.ns, pos.ns, pos.seq)
+	prev, _, ok, err := firstInMillisecond(ctx, tx, same)
+	if err == nil && !ok {
+		older := f.clone()
+		older.add("Timestamp < ?", pos.ms*1e6)
+		prev, _, ok, err = firstJob(ctx, tx, older)
+	}
+	if err != nil {
+		return telemetry.JobResult{}, err
+	}
+	if ok {
+		p, _ := telemetry.JobFromSpan(conv, &prev)
+		job.Previous, job.PreviousStartMs = p.Status, p.StartMs
+	}
+	return job, nil
+}
+
+// jobPos is where a job span stands in LastJob's order.
+type jobPos struct {
+	ms, ns, seq int64
+	span        string
+}
+
+// firstJob returns the first job span passing f in LastJob's order: of the newest
+// millisecond holding one, the first in firstInMillisecond's order.
+func firstJob(ctx context.Context, tx *sql.Tx, f filter) (telemetry.SpanRow, jobPos, bool, error) {
+	var newest sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT MAX(Timestamp) FROM `+TracesTable+f.where(), f.args...).Scan(&newest); err != nil {
+		return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)
+	}
+	if !newest.Valid {
+		return telemetry.SpanRow{}, jobPos{}, false, nil
+	}
+	ms := telemetry.NsToMs(newest.Int64)
+	f = f.clone()
+	f.add("Timestamp >= ? AND Timestamp < ?", ms*1e6, (ms+1)*1e6)
+	return firstInMillisecond(ctx, tx, f)
+}
+
+// firstInMillisecond returns the first job span passing f (all within one millisecond) by span
+// id, then scan order.
+func firstInMillisecond(ctx context.Context, tx *sql.Tx, f filter) (telemetry.SpanRow, jobPos, bool, error) {
+	fields := telemetry.FieldAttributes | telemetry.FieldEvents
+	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+fieldColumns(fields, "SpanAttributes", "EventsJSON")+` FROM `+
+		TracesTable+f.where()+` ORDER BY SpanId, Timestamp DESC, Seq LIMIT 1`, f.args...)
+	if err != nil {
+		return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)
+		}
+		return telemetry.SpanRow{}, jobPos{}, false, nil
+	}
+	r, seq, err := scanSpanRow(rows, fields)
+	if err != nil {
+		return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)
+	}
+	return r, jobPos{ms: telemetry.NsToMs(r.StartNs), ns: r.StartNs, seq: seq, span: r.SpanID}, true, nil
+}

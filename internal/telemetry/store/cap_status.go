@@ -1,0 +1,339 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// AggregateStatus implements telemetry.StatusAggregator. Counts of spans, records and error
+// occurrences add the activity rollup's whole buckets to counts of the partial buckets at the
+// window's edges (origin spans and lone error records through their partial indexes), plus the
+// occurrences of deferred traces; run counts per domain come from the run rollup likewise.
+func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, bool, error) {
+	var st telemetry.Status
+	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
+		var err error
+		st, err = status(ctx, tx, q, conv)
+		return err
+	})
+	return st, handled, err
+}
+
+// serviceTally accumulates one stored service name's counts in a window; the newest row of
+// each table is either known exactly (from an edge) or known to lie in a bucket.
+type serviceTally struct {
+	spans, errors, logs int64
+	spanMax, logMax     int64 // exact newest timestamps (ns) seen in edges; 0 when none
+	spanBkt, logBkt     int64 // newest whole bucket holding rows; -1 when none
+}
+
+func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, error) {
+	st := telemetry.Status{}
+	sp := splitWindow(q.Window)
+	per := map[string]*serviceTally{}
+	tally := func(svc string) *serviceTally {
+		t := per[svc]
+		if t == nil {
+			t = &serviceTally{spanBkt: -1, logBkt: -1}
+			per[svc] = t
+		}
+		return t
+	}
+	if sp.lo < sp.hi {
+		var f filter
+		f.add("Bucket >= ? AND Bucket < ?", sp.lo, sp.hi)
+		f.service("ServiceName", q.Service)
+		err := eachRow(ctx, tx, `SELECT ServiceName, SUM(Spans), SUM(SpanOccurrences), SUM(Logs), SUM(LogOccurrences),
+			COALESCE(MAX(CASE WHEN Spans > 0 THEN Bucket END), -1), COALESCE(MAX(CASE WHEN Logs > 0 THEN Bucket END), -1)
+			FROM `+ActivityTable+f.where()+` GROUP BY ServiceName`, f.args, func(scan func(...any) error) error {
+			var svc string
+			var spans, spanOcc, logs, logOcc, spanBkt, logBkt int64
+			if err := scan(&svc, &spans, &spanOcc, &logs, &logOcc, &spanBkt, &logBkt); err != nil {
+				return err
+			}
+			if spans == 0 && logs == 0 {
+				return nil
+			}
+			t := tally(svc)
+			t.spans += spans
+			t.errors += spanOcc + logOcc
+			t.logs += logs
+			t.spanBkt, t.logBkt = spanBkt, logBkt
+			return nil
+		})
+		if err != nil {
+			return st, fmt.Errorf("read activity: %w", err)
+		}
+	}
+	spanServices, err := seekServices(ctx, tx, q.Service)
+	if err != nil {
+		return st, err
+	}
+	for _, e := range sp.edges {
+		edge := func() filter {
+			var f filter
+			f.add("Timestamp >= ? AND Timestamp < ?", e[0], e[1])
+			return f
+		}
+		f := edge()
+		f.in("ServiceName", spanServices) // one seek per service in the index that starts with it
+		if spanServices == nil {
+			f.service("+ServiceName", q.Service)
+		}
+		if err := eachRow(ctx, tx, `SELECT ServiceName, COUNT(*), MAX(Timestamp) FROM `+TracesTable+f.where()+` GROUP BY ServiceName`,
+			f.args, func(scan func(...any) error) error {
+				var svc string
+				var n, newest int64
+				if err := scan(&svc, &n, &newest); err != nil {
+					return err
+				}
+				t := tally(svc)
+				t.spans += n
+				t.spanMax = max(t.spanMax, newest)
+				return nil
+			}); err != nil {
+			return st, fmt.Errorf("count spans: %w", err)
+		}
+		f = edge()
+		f.service("ServiceName", q.Service)
+		if err := eachRow(ctx, tx, `SELECT ServiceName, COUNT(*), MAX(Timestamp) FROM `+LogsTable+f.where()+` GROUP BY ServiceName`,
+			f.args, func(scan func(...any) error) error {
+				var svc string
+				var n, newest int64
+				if err := scan(&svc, &n, &newest); err != nil {
+					return err
+				}
+				t := tally(svc)
+				t.logs += n
+				t.logMax = max(t.logMax, newest)
+				return nil
+			}); err != nil {
+			return st, fmt.Errorf("count log records: %w", err)
+		}
+		for _, occ := range []string{
+			`SELECT ServiceName, COUNT(*) FROM ` + TracesTable + ` INDEXED BY otel_traces_origins WHERE IsOrigin = 1 AND `,
+			`SELECT ServiceName, COUNT(*) FROM ` + LogsTable + ` INDEXED BY otel_logs_lone WHERE IsError = 1 AND TraceFailing = 0 AND `,
+		} {
+			f = edge()
+			f.service("ServiceName", q.Service)
+			if err := eachRow(ctx, tx, occ+f.where()[len(" WHERE "):]+` GROUP BY ServiceName`, f.args, func(scan func(...any) error) error {
+				var svc string
+				var n int64
+				if err := scan(&svc, &n); err != nil {
+					return err
+				}
+				tally(svc).errors += n
+				return nil
+			}); err != nil {
+				return st, fmt.Errorf("count occurrences: %w", err)
+			}
+		}
+	}
+	if err := newestInBuckets(ctx, tx, per); err != nil {
+		return st, err
+	}
+	// Reported names: the stored empty name and a service named "unknown" are one service.
+	merged := map[string]*telemetry.ServiceActivity{}
+	for svc, t := range per {
+		name := telemetry.ServiceOf(svc)
+		a := merged[name]
+		if a == nil {
+			a = &telemetry.ServiceActivity{Service: name}
+			merged[name] = a
+		}
+		a.Spans += t.spans
+		a.Errors += t.errors
+		a.LastSeenMs = max(a.LastSeenMs, telemetry.NsToMs(max(t.spanMax, t.logMax)))
+		st.Spans += t.spans
+		st.Logs += t.logs
+		st.Errors += t.errors
+		st.NewestSpanMs = max(st.NewestSpanMs, telemetry.NsToMs(t.spanMax))
+	}
+	deferred, err := deferredInWindow(ctx, tx, q.Window)
+	if err != nil {
+		return st, err
+	}
+	occ, limited, err := computedOccurrences(ctx, tx, conv, deferred, 0)
+	if err != nil {
+		return st, err
+	}
+	for _, o := range occ {
+		if !q.Window.ContainsNs(o.TimeNs) || (q.Service != "" && o.Service != q.Service) {
+			continue
+		}
+		st.Errors++
+		if a := merged[o.Service]; a != nil { // the origin span is in the window: always
+			a.Errors++
+		}
+	}
+	st.Services = int64(len(merged))
+	for _, a := range merged {
+		st.ServiceActivity = append(st.ServiceActivity, *a)
+	}
+	telemetry.SortServiceActivity(st.ServiceActivity)
+	if n := cmp.Or(q.MaxServices, 20); len(st.ServiceActivity) > n {
+		st.ServiceActivity = st.ServiceActivity[:n]
+	}
+	domains, runs, err := domainActivity(ctx, tx, q, conv, sp)
+	if err != nil {
+		return st, err
+	}
+	st.Domains = domains
+	st.Scan = windowScan(q.Window, st.Spans+st.Logs+runs)
+	st.Scan.Limited = limited
+	return st, nil
+}
+
+// newestInBuckets finds the exact newest span and record of each service whose newest row lies
+// in a whole bucket after any edge row: one query per table and bucket over that bucket's rows.
+func newestInBuckets(ctx context.Context, tx *sql.Tx, per map[string]*serviceTally) error {
+	type need struct {
+		table  string
+		bucket int64
+	}
+	wanted := map[need][]string{}
+	for svc, t := range per {
+		if t.spanBkt >= 0 && t.spanBkt*bucketNs > t.spanMax {
+			k := need{TracesTable, t.spanBkt}
+			wanted[k] = append(wanted[k], svc)
+		}
+		if t.logBkt >= 0 && t.logBkt*bucketNs > t.logMax {
+			k := need{LogsTable, t.logBkt}
+			wanted[k] = append(wanted[k], svc)
+		}
+	}
+	for k, services := range wanted {
+		var f filter
+		f.add("Timestamp >= ? AND Timestamp < ?", k.bucket*bucketNs, (k.bucket+1)*bucketNs)
+		if k.table == TracesTable {
+			f.in("ServiceName", services) // through (ServiceName, Timestamp, …): one seek each
+		} else {
+			f.in("+ServiceName", services)
+		}
+		err := eachRow(ctx, tx, `SELECT ServiceName, MAX(Timestamp) FROM `+k.table+f.where()+` GROUP BY ServiceName`, f.args,
+			func(scan func(...any) error) error {
+				var svc string
+				var newest int64
+				if err := scan(&svc, &newest); err != nil {
+					return err
+				}
+				if t := per[svc]; k.table == TracesTable {
+					t.spanMax = max(t.spanMax, newest)
+				} else {
+					t.logMax = max(t.logMax, newest)
+				}
+				return nil
+			})
+		if err != nil {
+			return fmt.Errorf("find newest %s: %w", k.table, err)
+		}
+	}
+	return nil
+}
+
+// domainActivity counts the runs of each configured domain whose root started in the window,
+// from the run rollup and the edges' roots; runs is how many roots that covers.
+func domainActivity(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, conv *conventions.Conventions, sp windowSplit) (
+	[]telemetry.DomainActivity, int64, error) {
+	names := conv.DomainNames()
+	acts := make([]telemetry.DomainActivity, len(names))
+	pos := make(map[string]int, len(names))
+	for i, n := range names {
+		acts[i].Domain = n
+		pos[n] = i
+	}
+	newestBkt := make([]int64, len(names))
+	newestNs := make([]int64, len(names))
+	for i := range newestBkt {
+		newestBkt[i] = -1
+	}
+	var runs int64
+	add := func(domain string, seen, errored, bkt, ns int64) {
+		runs += seen
+		i, ok := pos[domain]
+		if !ok {
+			return
+		}
+		acts[i].SeenCount += seen
+		acts[i].ErrorCount += errored
+		newestBkt[i] = max(newestBkt[i], bkt)
+		newestNs[i] = max(newestNs[i], ns)
+	}
+	if sp.lo < sp.hi {
+		var f filter
+		f.add("Bucket >= ? AND Bucket < ?", sp.lo, sp.hi)
+		f.service("ServiceName", q.Service)
+		if err := eachRow(ctx, tx, `SELECT Domain, SUM(Runs), SUM(ErroredRuns), COALESCE(MAX(CASE WHEN Runs > 0 THEN Bucket END), -1)
+			FROM `+RunActivityTable+f.where()+` GROUP BY Domain`, f.args, func(scan func(...any) error) error {
+			var domain string
+			var seen, errored, bkt int64
+			if err := scan(&domain, &seen, &errored, &bkt); err != nil {
+				return err
+			}
+			add(domain, seen, errored, bkt, 0)
+			return nil
+		}); err != nil {
+			return nil, 0, fmt.Errorf("read run activity: %w", err)
+		}
+	}
+	for _, e := range sp.edges {
+		var f filter
+		f.add("IsRoot = 1")
+		f.add("Timestamp >= ? AND Timestamp < ?", e[0], e[1])
+		f.service("ServiceName", q.Service)
+		if err := eachRow(ctx, tx, `SELECT COALESCE(Domain, ''), COUNT(*), SUM(RunErrored), MAX(Timestamp) FROM `+TracesTable+
+			f.where()+` GROUP BY 1`, f.args, func(scan func(...any) error) error {
+			var domain string
+			var seen, errored, newest int64
+			if err := scan(&domain, &seen, &errored, &newest); err != nil {
+				return err
+			}
+			add(domain, seen, errored, -1, newest)
+			return nil
+		}); err != nil {
+			return nil, 0, fmt.Errorf("count runs: %w", err)
+		}
+	}
+	for i := range acts {
+		if b := newestBkt[i]; b >= 0 && b*bucketNs > newestNs[i] {
+			var f filter
+			f.add("IsRoot = 1")
+			f.add("Timestamp >= ? AND Timestamp < ?", b*bucketNs, (b+1)*bucketNs)
+			f.add("Domain = ?", acts[i].Domain)
+			f.service("ServiceName", q.Service)
+			var newest int64
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(Timestamp), 0) FROM `+TracesTable+f.where(), f.args...).
+				Scan(&newest); err != nil {
+				return nil, 0, fmt.Errorf("find newest run: %w", err)
+			}
+			newestNs[i] = max(newestNs[i], newest)
+		}
+		acts[i].MostRecentMs = telemetry.NsToMs(newestNs[i])
+	}
+	return acts, runs, nil
+}
+
+// seekServices lists the stored service names whose spans an edge reads one index seek each:
+// those q.Service stands for, or every stored one; nil when there are too many to seek.
+func seekServices(ctx context.Context, q queryer, service string) ([]string, error) {
+	switch service {
+	case "":
+	case telemetry.UnknownService:
+		return []string{"", telemetry.UnknownService}, nil
+	default:
+		return []string{service}, nil
+	}
+	names, err := storedServices(ctx, q, maxSeekServices)
+	if err != nil {
+		return nil, fmt.Errorf("list services: %w", err)
+	}
+	if len(names) > maxSeekServices {
+		return nil, nil
+	}
+	return names, nil
+}

@@ -1,0 +1,202 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/memory"
+)
+
+// mirrorOf loads an in-memory backend with the rows of s, in ingest order: the reference the
+// engine over a migrated or pruned store is compared with.
+func mirrorOf(t *testing.T, s *Store) *memory.Backend {
+	t.Helper()
+	ctx := context.Background()
+	mb := &memory.Backend{}
+	fields := telemetry.FieldAttributes | telemetry.FieldEvents
+	rows, err := s.DB().QueryContext(ctx, `SELECT `+spanColumns+`, SpanAttributes, EventsJSON FROM `+TracesTable+` ORDER BY Seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		r, _, err := scanSpanRow(rows, fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb.AddSpans(r)
+	}
+	rows.Close()
+	rows, err = s.DB().QueryContext(ctx, `SELECT `+logColumns+`, LogAttributes FROM `+LogsTable+` ORDER BY Seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		r, _, err := scanLogRow(rows, telemetry.FieldAttributes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb.AddLogRows(r)
+	}
+	rows.Close()
+	return mb
+}
+
+// copyFile copies testdata file name into a fresh directory and returns the copy's path.
+func copyFile(t *testing.T, name string) string {
+	t.Helper()
+	src, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	path := filepath.Join(t.TempDir(), name)
+	dst, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestAFileWrittenWithSchemaVersion2IsMigratedAndRecomputed(t *testing.T) {
+	// testdata/schema2.db was written by the build before schema version 3 (commit ccd81e1)
+	// from its random telemetry, with the otel preset.
+	recomputeChunk = 40 // many small transactions
+	t.Cleanup(func() { recomputeChunk = 2000 })
+	ctx := context.Background()
+	path := copyFile(t, "schema2.db")
+	if _, err := Open(ctx, Options{Path: path, ReadOnly: true}); !errors.Is(err, ErrNotInitialized) {
+		t.Fatalf("a reader opened a file of schema version 2: %v", err)
+	}
+	conv := mustPreset(t, "otel")
+	s := openTestStore(t, Options{Path: path, Retention: 10000 * time.Hour, Conventions: conv})
+	var version int
+	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion || SchemaVersion != 3 {
+		t.Fatalf("schema version %d (%v), want 3", version, err)
+	}
+	waitDerived(t, s, conv)
+	if st, err := s.Stats(ctx); err != nil || st.Recomputing || st.Spans == 0 {
+		t.Fatalf("Stats after the recomputation: %+v (%v)", st, err)
+	}
+	checkDerived(t, s)
+	src := sourcesOver(s, mirrorOf(t, s), conv)
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	windows := windowsAround(now, 3*time.Hour)
+	src.capabilitiesHandle(t, conv, windows[0])
+	src.compareAll(t, conv, windows, runIDsOf(t, src.mem, windows[0]))
+}
+
+// downgrade turns a store file back into schema version 1, as runlens builds before the
+// derived columns wrote it: every index, derived column, rollup and derived meta key dropped.
+func downgrade(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stmts := []string{}
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		stmts = append(stmts, `DROP INDEX `+name)
+	}
+	rows.Close()
+	for _, c := range []string{"RunId", "Domain", "TraceErrored", "JobId", "JobName", "JobStatus", "DbLabel", "DbSystem",
+		"ErrorMessage", "ExceptionType", "Fingerprint", "RunVerdict", "RunErrored", "DbKey", "IsEntry", "EntryRevisable",
+		"IsOrigin", "OccRunId", "OccDomain"} {
+		stmts = append(stmts, `ALTER TABLE otel_traces DROP COLUMN `+c)
+	}
+	for _, c := range []string{"ErrorMessage", "ExceptionType", "Fingerprint", "TraceFailing"} {
+		stmts = append(stmts, `ALTER TABLE otel_logs DROP COLUMN `+c)
+	}
+	stmts = append(stmts, `DROP TABLE `+ActivityTable, `DROP TABLE `+RunActivityTable, `DROP TABLE `+DBActivityTable,
+		`DROP TABLE `+DeferredTable, `DELETE FROM meta WHERE key LIKE 'derived_%'`, migrations[0], `PRAGMA user_version = 1`)
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func TestAStoreFromBeforeDerivedColumnsIsMigratedAndFilledIn(t *testing.T) {
+	recomputeChunk = 25
+	t.Cleanup(func() { recomputeChunk = 2000 })
+	ctx := context.Background()
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	conv := mustPreset(t, "netscript")
+	first := openTestStore(t, Options{Retention: 30 * 24 * time.Hour, Conventions: conv})
+	deliver(t, first, nil, newRandomTelemetry(6, 120, now, 3*time.Hour))
+	path := first.Path()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	downgrade(t, path)
+	if _, err := Open(ctx, Options{Path: path, ReadOnly: true}); err == nil {
+		t.Fatal("a reader opened a file of an older schema version")
+	}
+	s := openTestStore(t, Options{Path: path, Retention: 30 * 24 * time.Hour, Conventions: conv})
+	waitDerived(t, s, conv)
+	checkDerived(t, s)
+	src := sourcesOver(s, mirrorOf(t, s), conv)
+	windows := windowsAround(now, 3*time.Hour)[:3]
+	src.compareAll(t, conv, windows, runIDsOf(t, src.mem, windows[0]))
+}
+
+func TestOtherConventionsAreDeclinedThenRecomputedInTheBackground(t *testing.T) {
+	recomputeChunk = 30
+	t.Cleanup(func() { recomputeChunk = 2000 })
+	ctx := context.Background()
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	otel, netscript := mustPreset(t, "otel"), mustPreset(t, "netscript")
+	first := openTestStore(t, Options{Retention: 30 * 24 * time.Hour, Conventions: otel})
+	deliver(t, first, nil, newRandomTelemetry(7, 150, now, 3*time.Hour))
+	path := first.Path()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A reader with other conventions than the columns': every capability declines, and the
+	// engine still answers (from scans) what it answers over the same rows in memory.
+	reader, err := Open(ctx, Options{Path: path, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	src := sourcesOver(reader, mirrorOf(t, reader), netscript)
+	w := telemetry.Window{StartMs: now.Add(-4 * time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
+	if _, handled, err := src.backend.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, netscript); handled || err != nil {
+		t.Fatalf("the status capability answered with conventions the columns were not computed with (%v)", err)
+	}
+	if _, handled, err := src.backend.ListRuns(ctx, telemetry.RunsQuery{Window: w}, netscript); handled || err != nil {
+		t.Fatalf("the run capability answered with conventions the columns were not computed with (%v)", err)
+	}
+	src.sameAnswers(t, "Runs before the recomputation", func(s telemetry.Source) (any, error) {
+		return s.Runs(ctx, telemetry.RunsQuery{Window: w, Limit: 100})
+	})
+	// A writer with the new conventions recomputes the columns, then the capabilities answer.
+	s := openTestStore(t, Options{Path: path, Retention: 30 * 24 * time.Hour, Conventions: netscript})
+	waitDerived(t, s, netscript)
+	checkDerived(t, s)
+	src = sourcesOver(s, mirrorOf(t, s), netscript)
+	src.capabilitiesHandle(t, netscript, w)
+	windows := windowsAround(now, 3*time.Hour)[:3]
+	src.compareAll(t, netscript, windows, runIDsOf(t, src.mem, windows[0]))
+}
