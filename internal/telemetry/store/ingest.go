@@ -27,7 +27,8 @@ const serviceNameKey = "service.name"
 // IngestTraces stores every span of td with valid trace and span ids in one transaction and
 // returns only after it committed, so an acknowledgement sent after a nil error survives a
 // crash. Spans with an empty (all-zero) trace or span id are rejected and counted; they do not
-// fail the batch. On error nothing of td was written.
+// fail the batch. On error nothing of td was written; ErrBusy means the writer is too far
+// behind (Options.MaxPendingBytes) and the batch should be sent again later.
 func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, rejected int, err error) {
 	if s.writer == nil {
 		return 0, 0, ErrReadOnly
@@ -36,7 +37,7 @@ func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, r
 	if b.rows == 0 {
 		return 0, b.rejected, nil
 	}
-	err = s.writer.submit(ctx, b.rows, false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+	err = s.submitAdmitted(ctx, spanBatchBytes(&b), b.rows, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
 		return writeSpans(ctx, tx, st, b, next)
 	})
 	if err != nil {
@@ -46,7 +47,8 @@ func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, r
 }
 
 // IngestLogs stores every log record of ld in one transaction and returns only after it
-// committed. No log record is rejected: trace correlation is optional for logs.
+// committed, or fails with ErrBusy as IngestTraces does. No log record is rejected: trace
+// correlation is optional for logs.
 func (s *Store) IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejected int, err error) {
 	if s.writer == nil {
 		return 0, 0, ErrReadOnly
@@ -55,7 +57,7 @@ func (s *Store) IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejecte
 	if accepted == 0 {
 		return 0, 0, nil
 	}
-	err = s.writer.submit(ctx, accepted, false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+	err = s.submitAdmitted(ctx, argBytes(args), accepted, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
 		return writeLogs(ctx, tx, st, args, next)
 	})
 	if err != nil {
