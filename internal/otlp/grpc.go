@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"strconv"
+	"sync"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
@@ -15,8 +18,11 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	_ "google.golang.org/grpc/encoding/gzip" // registers the gzip decompressor exporters use
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/tap"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -196,6 +202,7 @@ type traceService struct {
 }
 
 func (s *traceService) Export(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
+	s.g.identify(ctx)
 	accepted, rejected, err := s.g.sink.IngestTraces(ctx, req.Traces())
 	if err != nil {
 		return ptraceotlp.ExportResponse{}, s.g.sinkError("traces", err)
@@ -210,6 +217,7 @@ type logsService struct {
 }
 
 func (s *logsService) Export(ctx context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
+	s.g.identify(ctx)
 	accepted, rejected, err := s.g.sink.IngestLogs(ctx, req.Logs())
 	if err != nil {
 		return plogotlp.ExportResponse{}, s.g.sinkError("logs", err)
@@ -223,6 +231,74 @@ type metricsService struct {
 	g *grpcReceiver
 }
 
-func (s *metricsService) Export(_ context.Context, req pmetricotlp.ExportRequest) (pmetricotlp.ExportResponse, error) {
+func (s *metricsService) Export(ctx context.Context, req pmetricotlp.ExportRequest) (pmetricotlp.ExportResponse, error) {
+	s.g.identify(ctx)
 	return s.g.opts.Stats.dropMetrics(req.Metrics()), nil
+}
+
+// Response headers in which a runlens gRPC receiver says whose it is, as the HTTP receiver does
+// at IdentityPath: the gRPC port can be taken by another project's runlens too.
+const (
+	grpcStoreHeader   = "runlens-store"
+	grpcMetricsHeader = "runlens-metric-points-dropped"
+)
+
+// identify names the receiver's store in the call's response headers, to loopback callers
+// only (see identityHandler).
+func (g *grpcReceiver) identify(ctx context.Context) {
+	if g.opts.StoreID == "" {
+		return
+	}
+	if p, ok := peer.FromContext(ctx); !ok || !isLoopbackRemote(p.Addr.String()) {
+		return
+	}
+	_ = grpc.SetHeader(ctx, metadata.Pairs(grpcStoreHeader, g.opts.StoreID,
+		grpcMetricsHeader, strconv.FormatInt(g.opts.Stats.MetricPointsDropped(), 10)))
+}
+
+// ProbeGRPC asks the OTLP/gRPC receiver at addr (host:port) whose it is, with an empty trace
+// export, which stores nothing in any OTLP receiver. Like Probe, it returns ErrNoListener when
+// nothing listens, ErrNotRunlens when the listener answers without a runlens identity (another
+// OTLP receiver, or not gRPC at all), and another error when it did not answer in time.
+func ProbeGRPC(ctx context.Context, addr string) (Identity, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return Identity{}, fmt.Errorf("probe %s: %w", addr, ErrNoListener)
+	}
+	if err != nil {
+		return Identity{}, fmt.Errorf("probe %s: %w", addr, err)
+	}
+	defer conn.Close()
+	// The connection just opened is the client's only one: the probe dials once.
+	var once sync.Once
+	cc, err := grpc.NewClient("passthrough:///"+addr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) {
+			c, err := net.Conn(nil), errors.New("the probe dials once")
+			once.Do(func() { c, err = conn, nil })
+			return c, err
+		}))
+	if err != nil {
+		return Identity{}, fmt.Errorf("probe %s: %w", addr, err)
+	}
+	defer cc.Close()
+	var header metadata.MD
+	_, err = ptraceotlp.NewGRPCClient(cc).Export(ctx, ptraceotlp.NewExportRequest(), grpc.Header(&header))
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return Identity{}, fmt.Errorf("probe %s: no answer: %w", addr, err)
+	case status.Code(err) == codes.Unavailable && len(status.Convert(err).Details()) > 0:
+		return Identity{}, fmt.Errorf("probe %s: busy: %w", addr, err) // a receiver asking to retry
+	default:
+		return Identity{}, fmt.Errorf("probe %s: %w: %v", addr, ErrNotRunlens, err)
+	}
+	id := Identity{Service: identityService, Store: first(header.Get(grpcStoreHeader))}
+	if id.Store == "" {
+		return Identity{}, fmt.Errorf("probe %s: %w", addr, ErrNotRunlens)
+	}
+	id.MetricPointsDropped, _ = strconv.ParseInt(first(header.Get(grpcMetricsHeader)), 10, 64)
+	return id, nil
 }
