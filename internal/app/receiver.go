@@ -113,88 +113,82 @@ func (r *GRPCReceiver) Shutdown(ctx context.Context) error {
 }
 
 // MetricPointsDropped is how many metric data points the receivers of this project dropped:
-// this process's own when it hosts one, else what a runlens process sharing the store says.
+// this process's own, plus what a runlens process sharing the store says it dropped (the
+// largest count, when both of its addresses are held by other processes).
 func (a *App) MetricPointsDropped(ctx context.Context) int64 {
-	n := a.otlpStats.MetricPointsDropped()
+	var shared int64
 	for _, s := range []ReceiverStatus{a.ReceiverStatus(ctx), a.GRPCReceiverStatus(ctx)} {
 		if s.State == ReceiverShared {
-			n = max(n, s.MetricPointsDropped)
+			shared = max(shared, s.MetricPointsDropped)
 		}
 	}
-	return n
+	return a.otlpStats.MetricPointsDropped() + shared
 }
 
 // HostReceiver starts hosting the receivers for `runlens serve` in the background, until ctx
-// ends, and returns at once: start-up must not wait for the store, the ports or gRPC. OTLP/HTTP
-// goes first; the gRPC server starts after it, on the same store, so the MCP loop is long up
-// by then. A process that finds a port taken only reads the store, and says on stderr whose
-// receiver holds it: this project's (another session, or `runlens collect`: the normal
-// multi-session setup), another store's (the app's telemetry then lands in another project),
-// or a program that is not runlens.
+// ends, and returns at once: start-up must not wait for the store, the ports or gRPC. The gRPC
+// server starts once OTLP/HTTP has listened (or failed to), on the same store, so the MCP loop
+// is long up by then, and without waiting for a holder of the HTTP port to say who it is. A
+// process that finds a port taken only reads the store, and says on stderr whose receiver
+// holds it: this project's (another session, or `runlens collect`: the normal multi-session
+// setup), another store's (the app's telemetry then lands in another project), or a program
+// that is not runlens.
 func (a *App) HostReceiver(ctx context.Context) {
 	cfg := a.Config.Receiver
-	var httpDone, grpcDone chan struct{}
+	listened := make(chan struct{})
 	if cfg.Enabled {
-		httpDone = a.recv.startHosting()
+		done := a.recv.startHosting()
+		go a.hostHTTP(ctx, done, listened)
+	} else {
+		close(listened)
 	}
 	if cfg.GRPCEnabled {
-		grpcDone = a.grpcRecv.startHosting()
+		done := a.grpcRecv.startHosting()
+		go func() {
+			<-listened
+			a.hostGRPC(ctx, done)
+		}()
 	}
-	if httpDone == nil && grpcDone == nil {
-		return
-	}
-	go func() {
-		var stops []func(context.Context) error
-		if httpDone != nil {
-			if r := a.hostHTTP(ctx, httpDone); r != nil {
-				stops = append(stops, r.Shutdown)
-			}
-		}
-		if grpcDone != nil {
-			if r := a.hostGRPC(ctx, grpcDone); r != nil {
-				stops = append(stops, r.Shutdown)
-			}
-		}
-		if len(stops) == 0 {
-			return
-		}
-		<-ctx.Done()
-		for _, stop := range stops {
-			if err := stop(context.WithoutCancel(ctx)); err != nil {
-				a.Logger.Warn("otlp receiver shutdown", "err", err)
-			}
-		}
-	}()
 }
 
-// hostHTTP tries to host the OTLP/HTTP receiver, records the outcome and closes done.
-func (a *App) hostHTTP(ctx context.Context, done chan struct{}) *Receiver {
-	defer close(done)
+// hostHTTP hosts the OTLP/HTTP receiver until ctx ends. It closes listened once it has tried
+// to listen, and done once the attempt has a status.
+func (a *App) hostHTTP(ctx context.Context, done, listened chan struct{}) {
 	addr := a.Config.Receiver.Address
 	r, err := a.ListenReceiver(ctx, addr)
+	close(listened)
 	if err != nil {
 		a.notHosted(ctx, &a.recv, "otlp receiver", "reading the store only", addr, err)
-		return nil
+		close(done)
+		return
 	}
 	a.recv.set(ReceiverStatus{Address: r.Addr, State: ReceiverHosted,
 		Note: "This runlens process receives on " + r.Addr + " into this project's store."})
+	close(done)
 	a.Logger.Info("otlp receiver listening", "addr", r.Addr)
-	return r
+	<-ctx.Done()
+	if err := r.Shutdown(context.WithoutCancel(ctx)); err != nil {
+		a.Logger.Warn("otlp receiver shutdown", "err", err)
+	}
 }
 
 // hostGRPC is hostHTTP for the OTLP/gRPC receiver.
-func (a *App) hostGRPC(ctx context.Context, done chan struct{}) *GRPCReceiver {
-	defer close(done)
+func (a *App) hostGRPC(ctx context.Context, done chan struct{}) {
 	addr := a.Config.Receiver.GRPCAddress
 	r, err := a.ListenGRPCReceiver(ctx, addr)
 	if err != nil {
 		a.notHosted(ctx, &a.grpcRecv, "otlp/grpc receiver", "not receiving OTLP/gRPC", addr, err)
-		return nil
+		close(done)
+		return
 	}
 	a.grpcRecv.set(ReceiverStatus{Address: r.Addr, State: ReceiverHosted,
 		Note: "This runlens process receives OTLP/gRPC on " + r.Addr + " into this project's store."})
+	close(done)
 	a.Logger.Info("otlp/grpc receiver listening", "addr", r.Addr)
-	return r
+	<-ctx.Done()
+	if err := r.Shutdown(context.WithoutCancel(ctx)); err != nil {
+		a.Logger.Warn("otlp/grpc receiver shutdown", "err", err)
+	}
 }
 
 // notHosted records and logs why this process does not host a receiver: the port is taken
