@@ -33,7 +33,8 @@ type Config struct {
 	// The MCP server.
 	MCP *ConfigMCP `json:"mcp,omitzero"`
 
-	// The built-in OTLP/HTTP receiver that feeds the embedded store.
+	// The built-in OTLP receivers (OTLP/HTTP and OTLP/gRPC) that feed the embedded
+	// store.
 	Receiver *ConfigReceiver `json:"receiver,omitzero"`
 
 	// Attribute keys whose values are always redacted, in addition to the built-in
@@ -218,7 +219,8 @@ const (
 	ConfigMCPProfileCompact ConfigMCPProfile = "compact"
 )
 
-// The built-in OTLP/HTTP receiver that feeds the embedded store.
+// The built-in OTLP receivers (OTLP/HTTP and OTLP/gRPC) that feed the embedded
+// store.
 type ConfigReceiver struct {
 	// host:port to listen on (default 127.0.0.1:4318). Keep it on loopback unless
 	// other machines must send telemetry. Give each project on a machine its own
@@ -233,9 +235,16 @@ type ConfigReceiver struct {
 	// telemetry through DNS rebinding.
 	AllowedHosts []string `json:"allowedHosts,omitzero"`
 
-	// Whether runlens serve hosts the receiver when the port is free (default true).
-	// RUNLENS_RECEIVER=off or --receiver off disables it.
+	// Whether runlens serve hosts the receivers when their ports are free (default
+	// true); false turns off both, unless grpcAddress names an address.
+	// RUNLENS_RECEIVER=off or --receiver off disables them likewise.
 	Enabled *bool `json:"enabled,omitzero"`
+
+	// host:port of the OTLP/gRPC receiver (default 127.0.0.1:4317), or off to receive
+	// OTLP/HTTP only. The same rules as address apply: loopback unless other machines
+	// must send, one port per project. Overridden by RUNLENS_RECEIVER_GRPC and
+	// --receiver-grpc (--listen-grpc for runlens collect).
+	GrpcAddress *string `json:"grpcAddress,omitzero"`
 }
 
 // An allow rule: it matches when the command path tokens followed by the arguments

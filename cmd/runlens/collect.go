@@ -10,18 +10,21 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/otlp"
 )
 
-// collect runs the OTLP/HTTP receiver in the foreground, writing into the embedded store, until
-// SIGINT or SIGTERM. Every 200 it answers means the batch is committed.
+// collect runs the OTLP receivers in the foreground, OTLP/HTTP and (unless turned off)
+// OTLP/gRPC, writing into the embedded store, until SIGINT or SIGTERM. Every OK it answers
+// means the batch is committed.
 func collect(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("collect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o config.Overrides
 	fs.StringVar(&o.ProjectRoot, "project-root", "", "project folder (default: current directory)")
-	fs.StringVar(&o.Receiver, "listen", "", "address to listen on (default 127.0.0.1:4318)")
+	fs.StringVar(&o.Receiver, "listen", "", "OTLP/HTTP address to listen on (default 127.0.0.1:4318)")
+	fs.StringVar(&o.ReceiverGRPC, "listen-grpc", "", "OTLP/gRPC address to listen on (default 127.0.0.1:4317), or off")
 	fs.StringVar(&o.Store, "store", "", "SQLite store path (default .runlens/telemetry.db)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -37,25 +40,46 @@ func collect(args []string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r, err := a.ListenReceiver(ctx, cfg.Receiver.Address)
-	if errors.Is(err, otlp.ErrAddrInUse) {
-		// Say whose receiver holds the port: this project's is a second collector, another
-		// one means the app's telemetry goes to another project's store.
-		s := a.ReceiverStatus(ctx)
-		fmt.Fprintf(stderr, "runlens collect: cannot listen on %s: %s\n", cfg.Receiver.Address, s.Note)
-		if s.Fix != "" {
-			fmt.Fprintf(stderr, "  fix: %s\n", s.Fix)
-		}
-		return 1
-	}
 	if err != nil {
+		return cannotListen(ctx, stderr, cfg.Receiver.Address, err, a.ReceiverStatus)
+	}
+	fmt.Fprintf(stderr, "runlens collect: receiving OTLP/HTTP on http://%s (store %s)\n", r.Addr, cfg.Store.Path)
+	var g *app.GRPCReceiver
+	if cfg.Receiver.GRPCEnabled {
+		g, err = a.ListenGRPCReceiver(ctx, cfg.Receiver.GRPCAddress)
+		if err != nil {
+			_ = r.Shutdown(context.Background())
+			return cannotListen(ctx, stderr, cfg.Receiver.GRPCAddress, err, a.GRPCReceiverStatus)
+		}
+		fmt.Fprintf(stderr, "runlens collect: receiving OTLP/gRPC on %s\n", g.Addr)
+	}
+	<-ctx.Done()
+	code := 0
+	if err := r.Shutdown(context.Background()); err != nil {
+		fmt.Fprintf(stderr, "runlens collect: shutdown: %v\n", err)
+		code = 1
+	}
+	if g != nil {
+		if err := g.Shutdown(context.Background()); err != nil {
+			fmt.Fprintf(stderr, "runlens collect: shutdown: %v\n", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// cannotListen reports a receiver that could not start and returns the exit code. For a port
+// already taken it says whose receiver holds it: this project's is a second collector, another
+// one means the app's telemetry goes to another project's store.
+func cannotListen(ctx context.Context, stderr io.Writer, addr string, err error, status func(context.Context) app.ReceiverStatus) int {
+	if !errors.Is(err, otlp.ErrAddrInUse) {
 		fmt.Fprintf(stderr, "runlens collect: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "runlens collect: receiving OTLP/HTTP on http://%s (store %s)\n", r.Addr, cfg.Store.Path)
-	<-ctx.Done()
-	if err := r.Shutdown(context.Background()); err != nil {
-		fmt.Fprintf(stderr, "runlens collect: shutdown: %v\n", err)
-		return 1
+	s := status(ctx)
+	fmt.Fprintf(stderr, "runlens collect: cannot listen on %s: %s\n", addr, s.Note)
+	if s.Fix != "" {
+		fmt.Fprintf(stderr, "  fix: %s\n", s.Fix)
 	}
-	return 0
+	return 1
 }

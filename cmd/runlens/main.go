@@ -15,8 +15,9 @@ var version = "dev"
 const usage = `runlens — a bounded window onto your app for coding agents
 
 usage:
-  runlens serve    [--project-root DIR] [--telemetry SOURCE] [--profile full|compact] [--receiver ADDR|off]
-  runlens collect  [--project-root DIR] [--listen ADDR] [--store PATH]
+  runlens serve    [--project-root DIR] [--telemetry SOURCE] [--profile full|compact]
+                   [--receiver ADDR|off] [--receiver-grpc ADDR|off]
+  runlens collect  [--project-root DIR] [--listen ADDR] [--listen-grpc ADDR|off] [--store PATH]
   runlens demo
   runlens doctor   [--project-root DIR] [--json]
   runlens init     [--host claude|codex|vscode|cursor|all] [--project-root DIR]

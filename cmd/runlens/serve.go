@@ -34,7 +34,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.ProjectRoot, "project-root", "", "project folder (default: current directory)")
 	fs.StringVar(&o.Telemetry, "telemetry", "", "telemetry SOURCE: sqlite:PATH, clickhouse://…, aspire+http(s)://…, jaeger+http://…")
 	fs.StringVar(&o.Profile, "profile", "", "tool profile: full or compact")
-	fs.StringVar(&o.Receiver, "receiver", "", "OTLP/HTTP receiver address, or off")
+	fs.StringVar(&o.Receiver, "receiver", "", "OTLP/HTTP receiver address, or off (turns off both receivers)")
+	fs.StringVar(&o.ReceiverGRPC, "receiver-grpc", "", "OTLP/gRPC receiver address, or off")
 	fixtures := fs.Bool("test-fixtures", false, "serve the conformance suite's fixture tools (tests only)")
 	pageSize := fs.Int("page-size", 0, "tools/list page size (0: all tools on one page)")
 	if err := fs.Parse(args); err != nil {
@@ -77,8 +78,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if cfg.Receiver.Enabled && !a.ConfigInvalid() {
-		a.HostReceiver(ctx) // in the background: initialize must not wait for the port or the store
+	if !a.ConfigInvalid() {
+		a.HostReceiver(ctx) // in the background: initialize must not wait for the ports or the store
 	}
 
 	srv := mcp.NewServer(h, mcp.Options{

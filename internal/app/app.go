@@ -22,6 +22,7 @@ import (
 	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/docs"
 	"github.com/runlens/runlens/internal/flows"
+	"github.com/runlens/runlens/internal/otlp"
 	"github.com/runlens/runlens/internal/secretenv"
 	"github.com/runlens/runlens/internal/server"
 	"github.com/runlens/runlens/internal/shape"
@@ -48,8 +49,12 @@ type App struct {
 	storeOpened atomic.Bool
 	store       *store.Store
 	storeErr    error
-	// recv is who receives on the configured receiver address, as far as this process knows.
-	recv receiverState
+	// recv and grpcRecv are who receives on the configured OTLP/HTTP and OTLP/gRPC addresses,
+	// as far as this process knows.
+	recv, grpcRecv receiverState
+	// otlpStats counts what this process's receivers dropped (metric data points).
+	otlpStats     otlp.Stats
+	retentionOnce sync.Once
 	// conventions loads the telemetry conventions once; only queries of the embedded store
 	// need them.
 	conventions func() (*conventions.Conventions, error)
@@ -61,6 +66,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	a := &App{Config: cfg, Logger: logger}
+	a.recv.proto, a.grpcRecv.proto = httpProtocol, grpcProtocol
 
 	// Validating conventions compiles their schema, a millisecond and a garbage collection at
 	// start-up. A configured document is checked now, so that a mistake in it stops the start

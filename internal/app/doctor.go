@@ -30,8 +30,13 @@ func (d appDoctor) deps() doctor.Deps {
 		ReceiverEnabled: cfg.Receiver.Enabled,
 		Receiver: func(ctx context.Context) doctor.Receiver {
 			s := a.ReceiverStatus(ctx)
-			return doctor.Receiver{State: string(s.State), Note: s.Note, Fix: s.Fix}
+			return doctor.Receiver{State: string(s.State), Note: s.Note, Fix: s.Fix, Disabled: !cfg.Receiver.Enabled}
 		},
+		GRPCReceiver: func(ctx context.Context) doctor.Receiver {
+			s := a.GRPCReceiverStatus(ctx)
+			return doctor.Receiver{State: string(s.State), Note: s.Note, Fix: s.Fix, Disabled: !cfg.Receiver.GRPCEnabled}
+		},
+		MetricPointsDropped:  a.MetricPointsDropped,
 		Docs:                 a.Flows.Docs,
 		Commands:             a.Flows.Commands,
 		AllowRemoteEndpoints: cfg.Doctor.AllowRemoteEndpoints,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/otlp"
 )
 
@@ -43,7 +44,43 @@ type ReceiverStatus struct {
 	Note string
 	// Fix says what to do; empty when nothing needs doing.
 	Fix string
+	// MetricPointsDropped is what the holder (shared) said it dropped, when it said so.
+	MetricPointsDropped int64
 }
+
+// receiverProtocol is what differs between the project's two receiver addresses.
+type receiverProtocol struct {
+	// name is how messages name the receiver: "receiver" or "gRPC receiver".
+	name string
+	// address and enabled read the configuration.
+	address func(*config.Config) string
+	enabled func(*config.Config) bool
+	// probe asks the holder of an address whose receiver it is.
+	probe func(ctx context.Context, addr string) (otlp.Identity, error)
+	// offFix is what turns the receiver back on.
+	offFix string
+	// fixPort says how to give the project a port of its own.
+	fixPort func(a *App) string
+}
+
+var (
+	httpProtocol = &receiverProtocol{
+		name:    "receiver",
+		address: func(c *config.Config) string { return c.Receiver.Address },
+		enabled: func(c *config.Config) bool { return c.Receiver.Enabled },
+		probe:   otlp.Probe,
+		offFix:  "Remove --receiver off, RUNLENS_RECEIVER=off or receiver.enabled false, or run `runlens collect`.",
+		fixPort: (*App).portFix,
+	}
+	grpcProtocol = &receiverProtocol{
+		name:    "gRPC receiver",
+		address: func(c *config.Config) string { return c.Receiver.GRPCAddress },
+		enabled: func(c *config.Config) bool { return c.Receiver.GRPCEnabled },
+		probe:   otlp.ProbeGRPC,
+		offFix:  "Remove --receiver-grpc off, RUNLENS_RECEIVER_GRPC=off or receiver.grpcAddress off (and --receiver off, RUNLENS_RECEIVER=off or receiver.enabled false), or run `runlens collect`.",
+		fixPort: (*App).grpcPortFix,
+	}
+)
 
 // recheckAfter is how long a probe result about another process stays current: the holder of
 // a port can go away or change, and a probe costs one loopback request.
@@ -56,6 +93,7 @@ const hostWait = 5 * time.Second
 // receiverState is the App's record of its receiver address, shared by the hosting goroutine
 // and the tools.
 type receiverState struct {
+	proto   *receiverProtocol
 	mu      sync.Mutex
 	status  ReceiverStatus
 	checked time.Time
@@ -64,11 +102,18 @@ type receiverState struct {
 	hosting chan struct{}
 }
 
-// ReceiverStatus reports who receives on the configured address. In a serve process it waits
-// (briefly) for the hosting attempt; otherwise, and when another process holds the address, it
-// asks the holder, at most every few seconds.
-func (a *App) ReceiverStatus(ctx context.Context) ReceiverStatus {
-	r := &a.recv
+// ReceiverStatus reports who receives OTLP/HTTP on the configured address. In a serve process
+// it waits (briefly) for the hosting attempt; otherwise, and when another process holds the
+// address, it asks the holder, at most every few seconds.
+func (a *App) ReceiverStatus(ctx context.Context) ReceiverStatus { return a.recv.current(ctx, a) }
+
+// GRPCReceiverStatus is ReceiverStatus for the OTLP/gRPC address.
+func (a *App) GRPCReceiverStatus(ctx context.Context) ReceiverStatus {
+	return a.grpcRecv.current(ctx, a)
+}
+
+func (r *receiverState) current(ctx context.Context, a *App) ReceiverStatus {
+	addr := r.proto.address(a.Config)
 	r.mu.Lock()
 	hosting := r.hosting
 	r.mu.Unlock()
@@ -83,51 +128,61 @@ func (a *App) ReceiverStatus(ctx context.Context) ReceiverStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if hosting != nil && r.status.State == "" {
-		return ReceiverStatus{Address: a.Config.Receiver.Address, State: ReceiverUnknown,
-			Note: "runlens is still starting its receiver on " + a.Config.Receiver.Address + "."}
+		return ReceiverStatus{Address: addr, State: ReceiverUnknown,
+			Note: "runlens is still starting its " + r.proto.name + " on " + addr + "."}
 	}
 	if r.status.State == ReceiverHosted || (!r.checked.IsZero() && time.Since(r.checked) < recheckAfter) {
 		return r.status
 	}
-	r.status, r.checked = a.checkHolder(ctx), time.Now()
+	r.status, r.checked = a.checkHolder(ctx, r.proto), time.Now()
 	return r.status
 }
 
-// setReceiver records the outcome of this process's hosting attempt.
-func (a *App) setReceiver(s ReceiverStatus) {
-	a.recv.mu.Lock()
-	a.recv.status, a.recv.checked = s, time.Now()
-	a.recv.mu.Unlock()
+// set records the outcome of this process's hosting attempt.
+func (r *receiverState) set(s ReceiverStatus) {
+	r.mu.Lock()
+	r.status, r.checked = s, time.Now()
+	r.mu.Unlock()
 }
 
-// checkHolder asks whoever listens on the configured address whose receiver it is.
-func (a *App) checkHolder(ctx context.Context) ReceiverStatus {
-	cfg := a.Config.Receiver
-	addr := cfg.Address
+// startHosting marks the receiver as being hosted by this process; the returned channel is to
+// be closed once the attempt has a status.
+func (r *receiverState) startHosting() chan struct{} {
+	done := make(chan struct{})
+	r.mu.Lock()
+	r.hosting = done
+	r.mu.Unlock()
+	return done
+}
+
+// checkHolder asks whoever listens on the configured address of p whose receiver it is.
+func (a *App) checkHolder(ctx context.Context, p *receiverProtocol) ReceiverStatus {
+	addr := p.address(a.Config)
 	s := ReceiverStatus{Address: addr}
-	id, err := otlp.Probe(ctx, addr)
+	id, err := p.probe(ctx, addr)
 	switch {
-	case errors.Is(err, otlp.ErrNoListener) && !cfg.Enabled:
-		s.State, s.Note = ReceiverOff, "The receiver is turned off and nothing else listens on "+addr+"."
-		s.Fix = "Remove --receiver off, RUNLENS_RECEIVER=off or receiver.enabled false, or run `runlens collect`."
+	case errors.Is(err, otlp.ErrNoListener) && !p.enabled(a.Config):
+		s.State, s.Note = ReceiverOff, "The "+p.name+" is turned off and nothing else listens on "+addr+"."
+		s.Fix = p.offFix
 	case errors.Is(err, otlp.ErrNoListener):
-		s.State, s.Note = ReceiverOff, "Nothing listens on the receiver address "+addr+"."
-		s.Fix = "Run `runlens collect`, or keep `runlens serve` running (it hosts the receiver when the port is free)."
+		s.State, s.Note = ReceiverOff, "Nothing listens on the "+p.name+" address "+addr+"."
+		s.Fix = "Run `runlens collect`, or keep `runlens serve` running (it hosts the " + p.name + " when the port is free)."
 	case errors.Is(err, otlp.ErrNotRunlens):
 		s.State = ReceiverForeign
-		s.Note = addr + " is held by a program that is not a runlens receiver: the app's telemetry sent there does not reach this project's store."
-		s.Fix = a.portFix()
+		s.Note = addr + " is held by a program that is not a runlens " + p.name + ": the app's telemetry sent there does not reach this project's store."
+		s.Fix = p.fixPort(a)
 	case err != nil:
 		s.State = ReceiverUnknown
-		s.Note = addr + " is held, but its holder did not say whose receiver it is."
-		s.Fix = "Check what listens on " + addr + "; if it is not this project's runlens, " + lowerFirst(a.portFix())
+		s.Note = addr + " is held, but its holder did not say whose " + p.name + " it is."
+		s.Fix = "Check what listens on " + addr + "; if it is not this project's runlens, " + lowerFirst(p.fixPort(a))
 	case id.Store == a.ownStoreID(ctx):
 		s.State = ReceiverShared
 		s.Note = "Another runlens process receives on " + addr + " into this project's store."
+		s.MetricPointsDropped = id.MetricPointsDropped
 	default:
 		s.State = ReceiverForeign
-		s.Note = addr + " is held by the runlens receiver of another store (another project): the app's telemetry sent there lands in that store, not this project's."
-		s.Fix = a.portFix()
+		s.Note = addr + " is held by the runlens " + p.name + " of another store (another project): the app's telemetry sent there lands in that store, not this project's."
+		s.Fix = p.fixPort(a)
 	}
 	return s
 }
@@ -153,21 +208,33 @@ func (a *App) portFix() string {
 	return fmt.Sprintf("Give this project its own port: put \"receiver\": {\"address\": %q} in runlens.json (`runlens init` proposes one) and export to it with OTEL_EXPORTER_OTLP_ENDPOINT=http://%s.", free, free)
 }
 
+// grpcPortFix is portFix for the gRPC receiver.
+func (a *App) grpcPortFix() string {
+	free := proposeAddress(a.Config.ProjectRoot, a.Config.Receiver.GRPCAddress, 42180)
+	return fmt.Sprintf("Give this project its own gRPC port: put \"receiver\": {\"grpcAddress\": %q} in runlens.json and export to it with OTEL_EXPORTER_OTLP_PROTOCOL=grpc and OTEL_EXPORTER_OTLP_ENDPOINT=http://%s.", free, free)
+}
+
 // ProposeAddress proposes a free loopback address for this project's receiver. The candidates
 // come from a hash of the project root, so a project is offered the same port each time while
 // it stays free, and two projects are unlikely to be offered the same one.
 func (a *App) ProposeAddress() string {
+	return proposeAddress(a.Config.ProjectRoot, a.Config.Receiver.Address, 43180)
+}
+
+// proposeAddress proposes a free address on the host of current, other than current, from the
+// thousand ports above base.
+func proposeAddress(root, current string, base int) string {
 	host := "127.0.0.1"
-	if h, _, err := net.SplitHostPort(a.Config.Receiver.Address); err == nil && h != "" {
+	if h, _, err := net.SplitHostPort(current); err == nil && h != "" {
 		host = h
 	}
 	sum := fnv.New32a()
-	sum.Write([]byte(a.Config.ProjectRoot))
-	const base, span = 43180, 1000
+	sum.Write([]byte(root))
+	const span = 1000
 	start := int(sum.Sum32() % span)
 	for i := range 50 {
 		addr := net.JoinHostPort(host, strconv.Itoa(base+(start+i)%span))
-		if addr == a.Config.Receiver.Address {
+		if addr == current {
 			continue
 		}
 		if ln, err := net.Listen("tcp", addr); err == nil {

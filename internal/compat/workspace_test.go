@@ -87,7 +87,9 @@ func serveArgs(root string, extra ...string) []string {
 }
 
 // serverEnv is the environment a served binary gets: the test's own minus every RUNLENS_*
-// variable, so a developer's settings cannot change what the clients see.
+// variable, so a developer's settings cannot change what the clients see. The gRPC receiver
+// is off (RUNLENS_RECEIVER_GRPC=off): its default port would be contended by every serve and
+// collect the tests run at once; the tests of the gRPC receiver pass a free port by flag.
 func serverEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -95,7 +97,7 @@ func serverEnv() []string {
 			env = append(env, kv)
 		}
 	}
-	return env
+	return append(env, "RUNLENS_RECEIVER_GRPC=off")
 }
 
 // toolCall is one call every client makes, with the answer the fixture workspace leads to.

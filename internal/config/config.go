@@ -56,13 +56,19 @@ type Telemetry struct {
 	LogsTable   string
 }
 
-// Receiver configures the built-in OTLP/HTTP receiver.
+// Receiver configures the built-in OTLP receivers, OTLP/HTTP and OTLP/gRPC.
 type Receiver struct {
-	// Address is the host:port to listen on.
+	// Address is the host:port the OTLP/HTTP receiver listens on.
 	Address string
 	// Enabled is false when the receiver was turned off (RUNLENS_RECEIVER=off, --receiver off,
 	// or "enabled": false).
 	Enabled bool
+	// GRPCAddress is the host:port the OTLP/gRPC receiver listens on.
+	GRPCAddress string
+	// GRPCEnabled is false when the gRPC receiver was turned off: by its own setting
+	// (RUNLENS_RECEIVER_GRPC=off, --receiver-grpc off, "grpcAddress": "off"), or by turning the
+	// receiver off in a layer at or above the last one that named a gRPC address.
+	GRPCEnabled bool
 	// AllowedHosts are the host names accepted in Host and Origin besides the loopback ones.
 	AllowedHosts []string
 }

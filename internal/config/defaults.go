@@ -11,6 +11,7 @@ import (
 // a test checks the schema text against these values so the two cannot drift.
 const (
 	DefaultReceiverAddress = "127.0.0.1:4318"
+	DefaultGRPCAddress     = "127.0.0.1:4317"
 	DefaultStorePath       = ".runlens/telemetry.db"
 	DefaultRetention       = 24 * time.Hour
 	DefaultStoreMaxBytes   = int64(1) << 30
@@ -52,7 +53,7 @@ func Defaults(root string) *Config {
 			TracesTable: DefaultTracesTable,
 			LogsTable:   DefaultLogsTable,
 		},
-		Receiver: Receiver{Address: DefaultReceiverAddress, Enabled: true},
+		Receiver: Receiver{Address: DefaultReceiverAddress, Enabled: true, GRPCAddress: DefaultGRPCAddress, GRPCEnabled: true},
 		Store:    Store{Path: store, Retention: DefaultRetention, MaxBytes: DefaultStoreMaxBytes},
 		Docs:     Docs{Root: filepath.Join(root, DefaultDocsRoot)},
 		Commands: Commands{

@@ -25,6 +25,7 @@ func TestSchemaDescriptionsQuoteTheDefaults(t *testing.T) {
 		want string
 	}{
 		{[]string{"receiver", "address"}, "default " + DefaultReceiverAddress},
+		{[]string{"receiver", "grpcAddress"}, "default " + DefaultGRPCAddress},
 		{[]string{"store", "path"}, "default " + DefaultStorePath},
 		{[]string{"store", "retention"}, "default 24h"},
 		{[]string{"store", "maxBytes"}, "default " + strconv.FormatInt(DefaultStoreMaxBytes, 10)},

@@ -21,6 +21,7 @@ type fileConfig struct {
 	} `json:"telemetry"`
 	Receiver *struct {
 		Address      *string  `json:"address"`
+		GRPCAddress  *string  `json:"grpcAddress"`
 		Enabled      *bool    `json:"enabled"`
 		AllowedHosts []string `json:"allowedHosts"`
 	} `json:"receiver"`
@@ -115,6 +116,18 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 		}
 		if r.Enabled != nil {
 			cfg.Receiver.Enabled = *r.Enabled
+			if !*r.Enabled {
+				cfg.Receiver.GRPCEnabled = false
+			}
+		}
+		if r.GRPCAddress != nil {
+			if *r.GRPCAddress == Off {
+				cfg.Receiver.GRPCEnabled = false
+			} else if err := checkAddress(*r.GRPCAddress); err != nil {
+				bad("/receiver/grpcAddress", err.Error(), "use host:port, such as "+DefaultGRPCAddress+", or off")
+			} else {
+				cfg.Receiver.GRPCAddress, cfg.Receiver.GRPCEnabled = *r.GRPCAddress, true
+			}
 		}
 		if r.AllowedHosts != nil {
 			cfg.Receiver.AllowedHosts = r.AllowedHosts

@@ -72,8 +72,49 @@ func TestMissingFileMeansDefaults(t *testing.T) {
 	if cfg.Telemetry.Source.Kind != SourceSQLite || cfg.Telemetry.Source.Path != filepath.Join(root, ".runlens", "telemetry.db") {
 		t.Errorf("default source = %+v, want the embedded store under .runlens", cfg.Telemetry.Source)
 	}
-	if !cfg.Receiver.Enabled || cfg.Receiver.Address != "127.0.0.1:4318" {
-		t.Errorf("default receiver = %+v, want enabled on 127.0.0.1:4318", cfg.Receiver)
+	if !cfg.Receiver.Enabled || cfg.Receiver.Address != "127.0.0.1:4318" || !cfg.Receiver.GRPCEnabled || cfg.Receiver.GRPCAddress != "127.0.0.1:4317" {
+		t.Errorf("default receiver = %+v, want enabled on 127.0.0.1:4318 and gRPC on 127.0.0.1:4317", cfg.Receiver)
+	}
+}
+
+// The gRPC receiver has its own address and off switch; turning the receiver off turns both
+// protocols off, unless a gRPC address is named in the same or a later layer.
+func TestTheGRPCReceiverIsTurnedOnAndOffWithTheReceiver(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     string
+		env      map[string]string
+		flags    Overrides
+		wantHTTP bool
+		wantGRPC string // "" when off
+	}{
+		{name: "both receivers are on by default", wantHTTP: true, wantGRPC: "127.0.0.1:4317"},
+		{name: "the file moves the gRPC receiver", file: `{"receiver": {"grpcAddress": "127.0.0.1:5317"}}`, wantHTTP: true, wantGRPC: "127.0.0.1:5317"},
+		{name: "the file turns only gRPC off", file: `{"receiver": {"grpcAddress": "off"}}`, wantHTTP: true},
+		{name: "a disabled receiver in the file turns both off", file: `{"receiver": {"enabled": false}}`},
+		{name: "a disabled receiver with a gRPC address in the file keeps gRPC", file: `{"receiver": {"enabled": false, "grpcAddress": "127.0.0.1:5317"}}`, wantGRPC: "127.0.0.1:5317"},
+		{name: "--receiver off turns both off", flags: Overrides{Receiver: "off"}},
+		{name: "--receiver off with --receiver-grpc keeps gRPC only", flags: Overrides{Receiver: "off", ReceiverGRPC: "127.0.0.1:5317"}, wantGRPC: "127.0.0.1:5317"},
+		{name: "--receiver-grpc off turns only gRPC off", flags: Overrides{ReceiverGRPC: "off"}, wantHTTP: true},
+		{name: "RUNLENS_RECEIVER_GRPC moves the gRPC receiver", env: map[string]string{EnvReceiverGRPC: "127.0.0.1:6317"}, wantHTTP: true, wantGRPC: "127.0.0.1:6317"},
+		{name: "--receiver-grpc wins over RUNLENS_RECEIVER_GRPC", env: map[string]string{EnvReceiverGRPC: "off"}, flags: Overrides{ReceiverGRPC: "127.0.0.1:7317"}, wantHTTP: true, wantGRPC: "127.0.0.1:7317"},
+		{name: "RUNLENS_RECEIVER=off overrides a gRPC address in the file", file: `{"receiver": {"grpcAddress": "127.0.0.1:5317"}}`, env: map[string]string{EnvReceiver: "off"}},
+		{name: "a gRPC flag re-enables gRPC under RUNLENS_RECEIVER=off", env: map[string]string{EnvReceiver: "off"}, flags: Overrides{ReceiverGRPC: "127.0.0.1:5317"}, wantGRPC: "127.0.0.1:5317"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := testLoader(t).Load(project(t, tt.file), envOf(tt.env), tt.flags)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			r := cfg.Receiver
+			if r.Enabled != tt.wantHTTP {
+				t.Errorf("HTTP receiver enabled %v, want %v", r.Enabled, tt.wantHTTP)
+			}
+			if got := map[bool]string{true: r.GRPCAddress}[r.GRPCEnabled]; got != tt.wantGRPC {
+				t.Errorf("gRPC receiver %q (enabled %v), want %q", r.GRPCAddress, r.GRPCEnabled, tt.wantGRPC)
+			}
+		})
 	}
 }
 
@@ -114,7 +155,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 			TracesTable:  "t",
 			LogsTable:    "l",
 		},
-		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false, AllowedHosts: []string{"otel.internal"}},
+		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false, GRPCAddress: DefaultGRPCAddress, GRPCEnabled: false, AllowedHosts: []string{"otel.internal"}},
 		Store:    Store{Path: filepath.Join(root, "var", "store.db"), Retention: 48 * time.Hour, MaxBytes: 2097152},
 		Docs:     Docs{Root: filepath.Join(root, "site"), Exclude: []string{"drafts/**"}},
 		Commands: Commands{
@@ -142,7 +183,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 
 func TestLaterLayersWin(t *testing.T) {
 	file := `{"telemetry": {"source": "sqlite:file.db"}, "mcp": {"profile": "compact"},
-	          "receiver": {"address": "127.0.0.1:1111"}}`
+	          "receiver": {"address": "127.0.0.1:1111", "grpcAddress": "127.0.0.1:1112"}}`
 	tests := []struct {
 		name         string
 		env          map[string]string
@@ -156,7 +197,7 @@ func TestLaterLayersWin(t *testing.T) {
 			name:         "the file wins over the defaults",
 			wantSource:   "file.db",
 			wantProfile:  "compact",
-			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: true},
+			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: true, GRPCAddress: "127.0.0.1:1112", GRPCEnabled: true},
 			wantLogLevel: "info",
 		},
 		{
@@ -165,7 +206,7 @@ func TestLaterLayersWin(t *testing.T) {
 				EnvReceiver: "off", EnvLogLevel: "debug"},
 			wantSource:   "env.db",
 			wantProfile:  "full",
-			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: false},
+			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: false, GRPCAddress: "127.0.0.1:1112", GRPCEnabled: false},
 			wantLogLevel: "debug",
 		},
 		{
@@ -175,7 +216,7 @@ func TestLaterLayersWin(t *testing.T) {
 			flags:        Overrides{Telemetry: "sqlite:flag.db", Profile: "compact", Receiver: "127.0.0.1:2222", LogLevel: "error"},
 			wantSource:   "flag.db",
 			wantProfile:  "compact",
-			wantReceiver: Receiver{Address: "127.0.0.1:2222", Enabled: true},
+			wantReceiver: Receiver{Address: "127.0.0.1:2222", Enabled: true, GRPCAddress: "127.0.0.1:1112", GRPCEnabled: false},
 			wantLogLevel: "error",
 		},
 		{
@@ -183,7 +224,7 @@ func TestLaterLayersWin(t *testing.T) {
 			env:          map[string]string{EnvTelemetry: "", EnvProfile: ""},
 			wantSource:   "file.db",
 			wantProfile:  "compact",
-			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: true},
+			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: true, GRPCAddress: "127.0.0.1:1112", GRPCEnabled: true},
 			wantLogLevel: "info",
 		},
 	}
@@ -382,6 +423,16 @@ func TestProblemsAreReportedPrecisely(t *testing.T) {
 			name:  "a bad receiver flag names the flag",
 			flags: Overrides{Receiver: "4318"},
 			want:  wantError{origin: "flag --receiver", problem: "not host:port", fix: "or off"},
+		},
+		{
+			name:  "a bad gRPC receiver flag names the flag",
+			flags: Overrides{ReceiverGRPC: "4317"},
+			want:  wantError{origin: "flag --receiver-grpc", problem: "not host:port", fix: "127.0.0.1:4317, or off"},
+		},
+		{
+			name: "a gRPC receiver address without a host is refused in the file",
+			file: `{"receiver": {"grpcAddress": ":4317"}}`,
+			want: wantError{origin: FileName, pointer: "/receiver/grpcAddress", problem: "every interface"},
 		},
 		{
 			name:  "a receiver without a host is refused",

@@ -18,6 +18,8 @@ type Overrides struct {
 	Profile string
 	// Receiver is --receiver ADDR|off (serve) or --listen ADDR (collect).
 	Receiver string
+	// ReceiverGRPC is --receiver-grpc ADDR|off (serve) or --listen-grpc ADDR|off (collect).
+	ReceiverGRPC string
 	// Store is --store PATH (collect); relative to the project root.
 	Store string
 	// LogLevel is a log level flag, when a command offers one.
@@ -26,11 +28,12 @@ type Overrides struct {
 
 // The environment variables runlens reads, named once.
 const (
-	EnvProjectRoot = "RUNLENS_PROJECT_ROOT"
-	EnvTelemetry   = "RUNLENS_TELEMETRY"
-	EnvProfile     = "RUNLENS_MCP_PROFILE"
-	EnvReceiver    = "RUNLENS_RECEIVER"
-	EnvLogLevel    = "RUNLENS_LOG_LEVEL"
+	EnvProjectRoot  = "RUNLENS_PROJECT_ROOT"
+	EnvTelemetry    = "RUNLENS_TELEMETRY"
+	EnvProfile      = "RUNLENS_MCP_PROFILE"
+	EnvReceiver     = "RUNLENS_RECEIVER"
+	EnvReceiverGRPC = "RUNLENS_RECEIVER_GRPC"
+	EnvLogLevel     = "RUNLENS_LOG_LEVEL"
 )
 
 // setting is one override value with where it came from, for error messages.
@@ -40,8 +43,11 @@ type setting struct {
 
 // layer is one set of overrides (the environment or the flags) in a common form.
 type layer struct {
-	telemetry, profile, receiver, store, logLevel setting
+	telemetry, profile, receiver, receiverGRPC, store, logLevel setting
 }
+
+// Off is the value that turns a receiver off.
+const Off = "off"
 
 func envLayer(getenv func(string) string) layer {
 	get := func(name string) setting {
@@ -51,20 +57,22 @@ func envLayer(getenv func(string) string) layer {
 		return setting{value: getenv(name), origin: "environment variable " + name}
 	}
 	return layer{
-		telemetry: get(EnvTelemetry),
-		profile:   get(EnvProfile),
-		receiver:  get(EnvReceiver),
-		logLevel:  get(EnvLogLevel),
+		telemetry:    get(EnvTelemetry),
+		profile:      get(EnvProfile),
+		receiver:     get(EnvReceiver),
+		receiverGRPC: get(EnvReceiverGRPC),
+		logLevel:     get(EnvLogLevel),
 	}
 }
 
 func flagLayer(o Overrides) layer {
 	return layer{
-		telemetry: setting{o.Telemetry, "flag --telemetry"},
-		profile:   setting{o.Profile, "flag --profile"},
-		receiver:  setting{o.Receiver, "flag --receiver"},
-		store:     setting{o.Store, "flag --store"},
-		logLevel:  setting{o.LogLevel, "flag --log-level"},
+		telemetry:    setting{o.Telemetry, "flag --telemetry"},
+		profile:      setting{o.Profile, "flag --profile"},
+		receiver:     setting{o.Receiver, "flag --receiver"},
+		receiverGRPC: setting{o.ReceiverGRPC, "flag --receiver-grpc"},
+		store:        setting{o.Store, "flag --store"},
+		logLevel:     setting{o.LogLevel, "flag --log-level"},
 	}
 }
 
@@ -91,12 +99,22 @@ func applyLayer(cfg *Config, l layer) (set chosen, errs Errors) {
 		}
 	}
 	if s := l.receiver; s.value != "" {
-		if s.value == "off" {
-			cfg.Receiver.Enabled = false
+		if s.value == Off {
+			// Off means no receiver at all, unless this layer names a gRPC address below.
+			cfg.Receiver.Enabled, cfg.Receiver.GRPCEnabled = false, false
 		} else if err := checkAddress(s.value); err != nil {
 			bad(s, err.Error(), "use host:port, such as "+DefaultReceiverAddress+", or off")
 		} else {
 			cfg.Receiver.Address, cfg.Receiver.Enabled = s.value, true
+		}
+	}
+	if s := l.receiverGRPC; s.value != "" {
+		if s.value == Off {
+			cfg.Receiver.GRPCEnabled = false
+		} else if err := checkAddress(s.value); err != nil {
+			bad(s, err.Error(), "use host:port, such as "+DefaultGRPCAddress+", or off")
+		} else {
+			cfg.Receiver.GRPCAddress, cfg.Receiver.GRPCEnabled = s.value, true
 		}
 	}
 	if s := l.store; s.value != "" {

@@ -40,8 +40,14 @@ type Deps struct {
 	ReceiverEnabled bool
 	// Receiver says who receives on ReceiverAddr; nil falls back to dialling the address.
 	Receiver func(ctx context.Context) Receiver
-	Docs     *docs.Corpus
-	Commands *commands.Runner
+	// GRPCReceiver says who receives OTLP/gRPC on the project's gRPC address; nil leaves the
+	// gRPC receiver unchecked.
+	GRPCReceiver func(ctx context.Context) Receiver
+	// MetricPointsDropped is how many metric data points the project's receiver was sent and
+	// dropped (runlens keeps traces and logs only); nil when unknown.
+	MetricPointsDropped func(ctx context.Context) int64
+	Docs                *docs.Corpus
+	Commands            *commands.Runner
 	// AllowRemoteEndpoints lets the endpoint probe reach addresses other than loopback.
 	AllowRemoteEndpoints bool
 	Now                  func() time.Time
@@ -190,6 +196,9 @@ func storeChecks(ctx context.Context, d Deps) ([]Check, error) {
 	}
 	checks = append(checks, size)
 	checks = append(checks, receiverCheck(ctx, d))
+	if d.GRPCReceiver != nil {
+		checks = append(checks, grpcReceiverCheck(d.GRPCReceiver(ctx)))
+	}
 	return checks, nil
 }
 
@@ -199,6 +208,8 @@ type Receiver struct {
 	State string
 	// Note says what the state means; Fix what to do about it.
 	Note, Fix string
+	// Disabled is true when the configuration turned this receiver off.
+	Disabled bool
 }
 
 // receiverCheck reports whose receiver listens on the configured address: this project's
@@ -215,6 +226,24 @@ func receiverCheck(ctx context.Context, d Deps) Check {
 		c.Status = Pass
 	case "foreign":
 		c.Status = Fail
+	default:
+		c.Status = Warn
+	}
+	return c
+}
+
+// grpcReceiverCheck is receiverCheck for the OTLP/gRPC address; a gRPC receiver turned off in
+// the configuration is a choice, not a problem.
+func grpcReceiverCheck(r Receiver) Check {
+	c := Check{Name: "receiver_grpc_listening", Summary: r.Note, Fix: r.Fix}
+	switch {
+	case r.State == "hosted" || r.State == "shared":
+		c.Status = Pass
+	case r.State == "foreign":
+		c.Status = Fail
+	case r.State == "off" && r.Disabled:
+		c.Status, c.Fix = Pass, ""
+		c.Summary = "The OTLP/gRPC receiver is turned off; apps export OTLP/HTTP."
 	default:
 		c.Status = Warn
 	}

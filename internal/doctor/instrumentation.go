@@ -27,15 +27,23 @@ func instrumentationChecks(ctx context.Context, d Deps) ([]Check, error) {
 	if err != nil {
 		return []Check{{Name: "instrumentation_source", Status: Fail, Summary: "The telemetry source cannot be read.", Fix: "See the source checks."}}, nil
 	}
+	metrics := metricsCheck(ctx, d, in.Spans)
 	if in.Spans == 0 {
-		return []Check{{Name: "services_seen", Status: Warn, Summary: "No spans arrived in the last 24 h.",
-			Fix: "Instrument the app with OpenTelemetry and export to http://" + d.ReceiverAddr + "."}}, nil
+		checks := []Check{{Name: "services_seen", Status: Warn, Summary: "No spans arrived in the last 24 h.",
+			Fix: "Instrument the app with OpenTelemetry and export to http://" + d.ReceiverAddr + "."}}
+		if metrics != nil {
+			checks = append(checks, *metrics)
+		}
+		return checks, nil
 	}
 	sample := fmt.Sprintf("%d spans", in.Spans)
 	if in.Limited {
 		sample = fmt.Sprintf("the newest %d spans", in.Spans)
 	}
 	checks := []Check{{Name: "services_seen", Status: Pass, Summary: fmt.Sprintf("%d service(s) in %s of the last 24 h.", len(in.Services), sample)}}
+	if metrics != nil {
+		checks = append(checks, *metrics)
+	}
 
 	if in.Unnamed > 0 {
 		checks = append(checks, Check{Name: "service_name_set", Status: Warn,
@@ -67,4 +75,24 @@ func instrumentationChecks(ctx context.Context, d Deps) ([]Check, error) {
 		checks = append(checks, Check{Name: "sampling_keeps_errors", Status: Pass, Summary: "Every error log's trace has its spans."})
 	}
 	return checks, nil
+}
+
+// metricsCheck reports metrics the receiver dropped, nil when none arrived. An app that sends
+// only metrics would otherwise look healthy but silent: its exporter succeeds, and no span
+// ever arrives.
+func metricsCheck(ctx context.Context, d Deps, spans int64) *Check {
+	if d.MetricPointsDropped == nil {
+		return nil
+	}
+	n := d.MetricPointsDropped(ctx)
+	if n <= 0 {
+		return nil
+	}
+	if spans == 0 {
+		return &Check{Name: "metrics_dropped", Status: Warn,
+			Summary: fmt.Sprintf("The app sends metrics (%d data points since the receiver started), which runlens does not keep, and no spans: send traces and logs.", n),
+			Fix:     "Turn on the app's trace and log exporters (OTEL_TRACES_EXPORTER=otlp, OTEL_LOGS_EXPORTER=otlp) towards http://" + d.ReceiverAddr + ", and set OTEL_METRICS_EXPORTER=none to stop sending metrics."}
+	}
+	return &Check{Name: "metrics_dropped", Status: Pass,
+		Summary: fmt.Sprintf("%d metric data points were dropped since the receiver started: runlens keeps traces and logs only (set OTEL_METRICS_EXPORTER=none to stop sending them).", n)}
 }

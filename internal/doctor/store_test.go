@@ -187,3 +187,81 @@ func TestReceiverCheckFollowsWhoHoldsTheAddress(t *testing.T) {
 		})
 	}
 }
+
+func TestGRPCReceiverCheckFollowsWhoHoldsTheAddress(t *testing.T) {
+	st := openStore(t)
+	tests := []struct {
+		name     string
+		r        Receiver
+		want     Status
+		wantNote string
+	}{
+		{"this process hosting the gRPC receiver passes", Receiver{State: "hosted", Note: "hosted here"}, Pass, "hosted here"},
+		{"another runlens on this project's store passes", Receiver{State: "shared", Note: "shared"}, Pass, "shared"},
+		{"another store's gRPC receiver fails", Receiver{State: "foreign", Note: "foreign", Fix: "own port"}, Fail, "foreign"},
+		{"nothing listening on an enabled gRPC address warns", Receiver{State: "off", Note: "nothing listens", Fix: "run collect"}, Warn, "nothing listens"},
+		{"a gRPC receiver turned off in the configuration passes", Receiver{State: "off", Note: "turned off", Disabled: true}, Pass, "The OTLP/gRPC receiver is turned off; apps export OTLP/HTTP."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deps{
+				Store:        func(context.Context) (*store.Store, error) { return st, nil },
+				ReceiverAddr: "127.0.0.1:4318", ReceiverEnabled: true,
+				Receiver:     func(context.Context) Receiver { return Receiver{State: "hosted"} },
+				GRPCReceiver: func(context.Context) Receiver { return tt.r },
+			}
+			rep := Run(context.Background(), Families(d, ""), FamilyStore)
+			c, ok := checkByName(rep, "receiver_grpc_listening")
+			if !ok || c.Status != tt.want || c.Summary != tt.wantNote {
+				t.Fatalf("gRPC receiver check = %+v, want %s with %q", c, tt.want, tt.wantNote)
+			}
+			if c.Status != Pass && c.Fix != tt.r.Fix {
+				t.Errorf("fix = %q, want the app's fix %q", c.Fix, tt.r.Fix)
+			}
+		})
+	}
+}
+
+// An app that sends only metrics does not look healthy but silent: with metric points dropped
+// and no spans, the instrumentation family warns that runlens keeps traces and logs only; with
+// spans too, it only says metrics were dropped; with no metrics, there is no such check.
+func TestInstrumentationFamilySaysWhenTheAppSendsOnlyMetrics(t *testing.T) {
+	tests := []struct {
+		name      string
+		spans     bool
+		dropped   int64
+		want      Status // "" for no metrics_dropped check
+		wantWords string
+	}{
+		{"metrics and no spans warn", false, 120, Warn, "which runlens does not keep, and no spans: send traces and logs"},
+		{"metrics beside spans only say they were dropped", true, 120, Pass, "runlens keeps traces and logs only"},
+		{"no metrics, no check", false, 0, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := openStore(t)
+			if tt.spans {
+				ingest(t, st, []spanSpec{{service: "api", trace: 1, start: time.Now().Add(-time.Minute)}}, nil)
+			}
+			d := Deps{Store: func(context.Context) (*store.Store, error) { return st, nil }, ReceiverAddr: "127.0.0.1:4318",
+				MetricPointsDropped: func(context.Context) int64 { return tt.dropped }}
+			rep := Run(context.Background(), Families(d, ""), FamilyInstrumentation)
+			c, ok := checkByName(rep, "metrics_dropped")
+			if tt.want == "" {
+				if ok {
+					t.Fatalf("a metrics_dropped check without metrics: %+v", c)
+				}
+				return
+			}
+			if !ok || c.Status != tt.want || !strings.Contains(c.Summary, tt.wantWords) || !strings.Contains(c.Summary, "120") {
+				t.Fatalf("metrics_dropped = %+v, want %s saying %q with the count", c, tt.want, tt.wantWords)
+			}
+			if tt.want == Warn && !strings.Contains(c.Fix, "OTEL_TRACES_EXPORTER=otlp") {
+				t.Errorf("fix %q does not say how to send traces", c.Fix)
+			}
+			if tt.want == Pass && rep.Status != Pass {
+				t.Errorf("family status %s: dropped metrics beside spans must not make it %s", rep.Status, rep.Status)
+			}
+		})
+	}
+}

@@ -32,7 +32,7 @@ func TestUnusualValuesAreStoredTheSameEveryWay(t *testing.T) {
 				}
 				return
 			}
-			if w.name == sdkWay {
+			if w.sdk {
 				acceptSDKLimits(t, traces, logs, gotTraces, gotLogs)
 			}
 			mismatch(t, "the stored spans", traces, gotTraces)
@@ -46,8 +46,8 @@ func TestUnusualValuesAreStoredTheSameEveryWay(t *testing.T) {
 
 // acceptSDKLimits overwrites, in the SDK way's rows, the two things the SDK cannot send as
 // given, after checking they differ exactly as documented:
-//   - a link's trace state: otlptracehttp (v1.47) never sets Span.Link.trace_state, so it
-//     arrives empty;
+//   - a link's trace state: the OTLP trace exporters (v1.47, HTTP and gRPC alike, which share
+//     one transform) never set Span.Link.trace_state, so it arrives empty;
 //   - a log record's observed time when it had none: the SDK Logger stamps the emit time, as
 //     the logs specification asks of an SDK.
 //

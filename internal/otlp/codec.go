@@ -63,37 +63,37 @@ func decodeError(enc encoding, err error) error {
 }
 
 // tracesResponse is ExportTraceServiceResponse, with partialSuccess when spans were rejected.
-func tracesResponse(enc encoding, rejected int) ([]byte, error) {
+func tracesResponse(rejected int) ptraceotlp.ExportResponse {
 	resp := ptraceotlp.NewExportResponse()
 	if rejected > 0 {
 		resp.PartialSuccess().SetRejectedSpans(int64(rejected))
 		resp.PartialSuccess().SetErrorMessage(strconv.Itoa(rejected) + " spans rejected: empty trace or span id")
 	}
-	if enc == encodingJSON {
-		return resp.MarshalJSON()
-	}
-	return resp.MarshalProto()
+	return resp
 }
 
 // logsResponse is ExportLogsServiceResponse, with partialSuccess when records were rejected.
-func logsResponse(enc encoding, rejected int) ([]byte, error) {
+func logsResponse(rejected int) plogotlp.ExportResponse {
 	resp := plogotlp.NewExportResponse()
 	if rejected > 0 {
 		resp.PartialSuccess().SetRejectedLogRecords(int64(rejected))
 		resp.PartialSuccess().SetErrorMessage(strconv.Itoa(rejected) + " log records rejected")
 	}
+	return resp
+}
+
+// exportResponse is what the three OTLP export responses share.
+type exportResponse interface {
+	MarshalJSON() ([]byte, error)
+	MarshalProto() ([]byte, error)
+}
+
+// marshalResponse encodes an export response in the request's encoding.
+func marshalResponse(enc encoding, resp exportResponse) ([]byte, error) {
 	if enc == encodingJSON {
 		return resp.MarshalJSON()
 	}
 	return resp.MarshalProto()
-}
-
-// emptyMetricsResponse is an empty ExportMetricsServiceResponse: zero bytes in protobuf.
-func emptyMetricsResponse(enc encoding) []byte {
-	if enc == encodingJSON {
-		return []byte("{}")
-	}
-	return nil
 }
 
 func writeResponse(w http.ResponseWriter, enc encoding, body []byte) {
@@ -139,7 +139,7 @@ func grpcCode(httpStatus int) int {
 		return 3 // INVALID_ARGUMENT
 	case http.StatusRequestEntityTooLarge:
 		return 8 // RESOURCE_EXHAUSTED
-	case http.StatusServiceUnavailable:
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		return 14 // UNAVAILABLE
 	default:
 		return 13 // INTERNAL

@@ -13,13 +13,61 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
-// A 200 means committed: the receiver process is killed with SIGKILL at a random moment while
+// exportFunc sends batch n to a helper receiver process and reports whether it was
+// acknowledged, and whether the receiver is gone (the connection failed).
+type exportFunc func(n uint64) (acked, gone bool)
+
+// durabilityProtocols open, per sender and per receiver process, a way of exporting batches.
+var durabilityProtocols = []struct {
+	name string
+	open func(t *testing.T, a helperAddrs, spans int) exportFunc
+}{
+	{"over HTTP", func(t *testing.T, a helperAddrs, spans int) exportFunc {
+		return func(n uint64) (bool, bool) {
+			body := encodeProto(makeTraces("durable", n, 0, spans))
+			req, _ := http.NewRequest(http.MethodPost, "http://"+a.http+TracesPath, strings.NewReader(string(body)))
+			req.Header.Set("Content-Type", ctProto)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return false, true
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK, false
+		}
+	}},
+	{"over gRPC", func(t *testing.T, a helperAddrs, spans int) exportFunc {
+		client := ptraceotlp.NewGRPCClient(dialGRPC(t, a.grpc))
+		return func(n uint64) (bool, bool) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := client.Export(ctx, ptraceotlp.NewExportRequestFromTraces(makeTraces("durable", n, 0, spans)))
+			if status.Code(err) == codes.Unavailable || status.Code(err) == codes.DeadlineExceeded {
+				return false, true
+			}
+			return err == nil, false
+		}
+	}},
+}
+
+// An OK means committed: the receiver process is killed with SIGKILL at a random moment while
 // batches are in flight, twice, and every batch it acknowledged is in the store afterwards,
-// whole (a batch is one transaction, so none is stored in part).
+// whole (a batch is one transaction, so none is stored in part) — over each protocol.
 func TestAcknowledgedBatchesSurviveSIGKILL(t *testing.T) {
+	for _, p := range durabilityProtocols {
+		t.Run(p.name, func(t *testing.T) {
+			testSurviveSIGKILL(t, p.open)
+		})
+	}
+}
+
+func testSurviveSIGKILL(t *testing.T, open func(t *testing.T, a helperAddrs, spans int) exportFunc) {
 	const spansPerBatch, senders = 50, 3
 	path := filepath.Join(t.TempDir(), "telemetry.db")
 	seed := uint64(time.Now().UnixNano())
@@ -32,10 +80,11 @@ func TestAcknowledgedBatchesSurviveSIGKILL(t *testing.T) {
 		next  uint64
 	)
 	for round := range 2 {
-		child, url := startHelper(t, path)
+		child, addrs := startHelperProcess(t, path)
 		killAfter := len(acked) + 5 + rng.IntN(25)
 		var wg sync.WaitGroup
 		for range senders {
+			export := open(t, addrs, spansPerBatch)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -44,15 +93,11 @@ func TestAcknowledgedBatchesSurviveSIGKILL(t *testing.T) {
 					n := next
 					next++
 					mu.Unlock()
-					body := encodeProto(makeTraces("durable", n, 0, spansPerBatch))
-					req, _ := http.NewRequest(http.MethodPost, url+TracesPath, strings.NewReader(string(body)))
-					req.Header.Set("Content-Type", ctProto)
-					resp, err := http.DefaultClient.Do(req)
-					if err != nil {
-						return // the receiver is gone
+					ok, gone := export(n)
+					if gone {
+						return
 					}
-					resp.Body.Close()
-					if resp.StatusCode == http.StatusOK {
+					if ok {
 						mu.Lock()
 						acked = append(acked, n)
 						mu.Unlock()
@@ -101,8 +146,19 @@ func TestAcknowledgedBatchesSurviveSIGKILL(t *testing.T) {
 }
 
 // startHelper runs this test binary as a receiver process on path (see TestMain) and returns
-// it with its base URL.
+// it with its OTLP/HTTP base URL.
 func startHelper(t testing.TB, path string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd, addrs := startHelperProcess(t, path)
+	return cmd, "http://" + addrs.http
+}
+
+// helperAddrs are where a helper receiver process listens.
+type helperAddrs struct{ http, grpc string }
+
+// startHelperProcess runs this test binary as a receiver process on path (see TestMain) and
+// returns it with the addresses of its two receivers.
+func startHelperProcess(t testing.TB, path string) (*exec.Cmd, helperAddrs) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperStoreEnv+"="+path)
@@ -118,26 +174,31 @@ func startHelper(t testing.TB, path string) (*exec.Cmd, string) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	addr := make(chan string, 1)
+	ready := make(chan helperAddrs, 1)
 	go func() {
+		var a helperAddrs
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if a, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
-				addr <- a
+			if g, ok := strings.CutPrefix(sc.Text(), "GRPC "); ok {
+				a.grpc = g
+			}
+			if h, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
+				a.http = h
+				ready <- a
 			}
 		}
-		close(addr)
+		close(ready)
 	}()
 	select {
-	case a, ok := <-addr:
+	case a, ok := <-ready:
 		if !ok {
 			t.Fatal("the receiver process exited before listening")
 		}
-		return cmd, "http://" + a
+		return cmd, a
 	case <-time.After(30 * time.Second):
 		t.Fatal("the receiver process did not start listening within 30 s")
 	}
-	return nil, ""
+	return nil, helperAddrs{}
 }
 
 // waitUntil polls cond until it holds or a deadline passes.

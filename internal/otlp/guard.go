@@ -20,29 +20,48 @@ import (
 //     always sends one on a cross-origin POST, and "null" from sandboxed pages);
 //   - no answer carries an Access-Control-Allow-* header, so a CORS preflight never grants
 //     a browser permission to send.
+//
+// The gRPC receiver applies the same rules to the :authority pseudo-header (and to an origin
+// header, which gRPC clients do not send), through hostRules.
 type guard struct {
-	next    http.Handler
+	next  http.Handler
+	rules hostRules
+	log   func(msg string, args ...any)
+}
+
+// hostRules are the hosts a request may name: the loopback ones and the configured names.
+type hostRules struct {
 	allowed map[string]bool // lower-case host names
-	log     func(msg string, args ...any)
+}
+
+func newHostRules(allowedHosts []string) hostRules {
+	r := hostRules{allowed: map[string]bool{}}
+	for _, h := range allowedHosts {
+		if h = normalHost(h); h != "" {
+			r.allowed[h] = true
+		}
+	}
+	return r
 }
 
 func newGuard(next http.Handler, allowedHosts []string, log func(string, ...any)) *guard {
-	g := &guard{next: next, allowed: map[string]bool{}, log: log}
-	for _, h := range allowedHosts {
-		if h = normalHost(h); h != "" {
-			g.allowed[h] = true
-		}
-	}
-	return g
+	return &guard{next: next, rules: newHostRules(allowedHosts), log: log}
 }
 
+// Why a request is refused, in words the sender's log can show.
+const (
+	refusedHost      = "the Host header must name a loopback address (127.0.0.1, ::1, localhost) or a name listed in receiver.allowedHosts"
+	refusedAuthority = "the :authority header must name a loopback address (127.0.0.1, ::1, localhost) or a name listed in receiver.allowedHosts"
+	refusedOrigin    = "requests from web pages on other origins are not accepted"
+)
+
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !g.hostAllowed(hostOnly(r.Host)) {
-		g.refuse(w, r, "the Host header must name a loopback address (127.0.0.1, ::1, localhost) or a name listed in receiver.allowedHosts")
+	if !g.rules.hostAllowed(hostOnly(r.Host)) {
+		g.refuse(w, r, refusedHost)
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin) {
-		g.refuse(w, r, "requests from web pages on other origins are not accepted")
+	if origin := r.Header.Get("Origin"); origin != "" && !g.rules.originAllowed(origin) {
+		g.refuse(w, r, refusedOrigin)
 		return
 	}
 	g.next.ServeHTTP(w, r)
@@ -54,19 +73,19 @@ func (g *guard) refuse(w http.ResponseWriter, r *http.Request, why string) {
 	writePlain(w, http.StatusForbidden, "refused: "+why)
 }
 
-func (g *guard) hostAllowed(host string) bool {
+func (r hostRules) hostAllowed(host string) bool {
 	host = normalHost(host)
-	return host != "" && (isLoopbackName(host) || g.allowed[host])
+	return host != "" && (isLoopbackName(host) || r.allowed[host])
 }
 
 // originAllowed accepts an http(s) origin on an allowed host; "null" and anything unparsable
 // are foreign.
-func (g *guard) originAllowed(origin string) bool {
+func (r hostRules) originAllowed(origin string) bool {
 	u, err := url.Parse(origin)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return false
 	}
-	return g.hostAllowed(u.Hostname())
+	return r.hostAllowed(u.Hostname())
 }
 
 // hostOnly strips the port of a Host header value, and the brackets of an IPv6 literal.

@@ -1,7 +1,9 @@
-// Package otlp is runlens's OTLP/HTTP receiver: it accepts traces and logs from an
-// application's OpenTelemetry exporter, decodes them with the collector's pdata (which reads
-// OTLP/JSON's hex ids correctly, unlike protojson), hands them to a Sink, and acknowledges a
-// batch only once the Sink has made it durable.
+// Package otlp is runlens's OTLP receiver, over HTTP and over gRPC: it accepts traces and logs
+// from an application's OpenTelemetry exporter, decodes them with the collector's pdata (which
+// reads OTLP/JSON's hex ids correctly, unlike protojson), hands them to a Sink, and acknowledges
+// a batch only once the Sink has made it durable. Both protocols give the same guarantees:
+// loopback listeners, the same Host rules, the same size limits, partial success for rejected
+// records, and "retry later" (with a delay) when the store cannot keep up.
 package otlp
 
 import (
@@ -10,6 +12,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -42,7 +46,9 @@ type Options struct {
 	// is also limited to 100 times the compressed size (at least MaxBodyBytes), so a small
 	// gzip bomb is refused early.
 	MaxDecompressedBytes int64
-	// MaxConcurrent bounds the requests in progress; others wait for a slot.
+	// MaxConcurrent bounds the requests in progress per protocol. HTTP requests beyond it
+	// wait for a slot before their body is read; gRPC calls beyond it are answered UNAVAILABLE
+	// with a retry delay, since a gRPC server reads a call's message before any handler runs.
 	MaxConcurrent int
 	// Logger receives refused requests (debug) and sink failures (warn); nil discards.
 	Logger *slog.Logger
@@ -52,11 +58,19 @@ type Options struct {
 	// StoreID, when set, is served at IdentityPath (see StoreID), so another runlens process
 	// finding the port taken can tell whether this receiver writes its store.
 	StoreID string
+	// Stats counts the metric data points dropped; share one between the HTTP and gRPC
+	// receivers of a process. Nil gives the receiver counters of its own.
+	Stats *Stats
+	// HandshakeTimeout bounds how long a new gRPC connection may take to send its HTTP/2
+	// preface (default DefaultHandshakeTimeout); HTTP bounds its header read likewise.
+	HandshakeTimeout time.Duration
 }
 
 // Sink stores decoded batches. It returns how many records it accepted and rejected, and
 // must return nil only once the accepted records are durable: the receiver's 200 promises it.
-// On error nothing of the batch may have been stored, so the client can safely retry.
+// On error nothing of the batch may have been stored, so the client can safely retry. An error
+// with a RetryAfter() time.Duration method (the store's ErrBusy) says the sink is saturated:
+// the receiver answers 429 with Retry-After (gRPC: UNAVAILABLE with RetryInfo).
 type Sink interface {
 	IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, rejected int, err error)
 	IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejected int, err error)
@@ -70,11 +84,8 @@ type receiver struct {
 	sem  chan struct{}
 }
 
-// NewHandler returns the handler for POST /v1/traces, /v1/logs and /v1/metrics. Metrics are
-// read, answered 200 and dropped: runlens's tools do not use them, and refusing them would make
-// an exporter configured with one endpoint for all signals log errors forever. Every request
-// first passes the guard: a loopback (or configured) Host and no foreign Origin.
-func NewHandler(sink Sink, o Options) http.Handler {
+// withDefaults fills the zero fields of o.
+func (o Options) withDefaults() Options {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -84,19 +95,32 @@ func NewHandler(sink Sink, o Options) http.Handler {
 	if o.MaxConcurrent <= 0 {
 		o.MaxConcurrent = DefaultMaxConcurrent
 	}
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = DefaultHandshakeTimeout
 	}
-	rc := &receiver{sink: sink, opts: o, log: log, sem: make(chan struct{}, o.MaxConcurrent)}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Stats == nil {
+		o.Stats = &Stats{}
+	}
+	return o
+}
+
+// NewHandler returns the handler for POST /v1/traces, /v1/logs and /v1/metrics. Metrics are
+// decoded, counted and dropped, and the answer says so (see Stats). Every request first passes
+// the guard: a loopback (or configured) Host and no foreign Origin.
+func NewHandler(sink Sink, o Options) http.Handler {
+	o = o.withDefaults()
+	rc := &receiver{sink: sink, opts: o, log: o.Logger, sem: make(chan struct{}, o.MaxConcurrent)}
 	mux := http.NewServeMux()
 	mux.Handle(TracesPath, rc.serve(signalTraces))
 	mux.Handle(LogsPath, rc.serve(signalLogs))
 	mux.Handle(MetricsPath, rc.serve(signalMetrics))
 	if o.StoreID != "" {
-		mux.Handle(IdentityPath, identityHandler(o.StoreID))
+		mux.Handle(IdentityPath, identityHandler(o.StoreID, o.Stats))
 	}
-	return newGuard(mux, o.AllowedHosts, log.Debug)
+	return newGuard(mux, o.AllowedHosts, o.Logger.Debug)
 }
 
 // signalKind is one of the OTLP signals.
@@ -138,7 +162,7 @@ func (rc *receiver) serve(sig signalKind) http.Handler {
 		case signalLogs:
 			rc.logs(w, r, enc, body)
 		default:
-			writeResponse(w, enc, emptyMetricsResponse(enc))
+			rc.metrics(w, enc, body)
 		}
 	})
 }
@@ -155,12 +179,7 @@ func (rc *receiver) traces(w http.ResponseWriter, r *http.Request, enc encoding,
 		return
 	}
 	rc.log.Debug("otlp traces stored", "accepted", accepted, "rejected", rejected)
-	resp, err := tracesResponse(enc, rejected)
-	if err != nil {
-		rc.internal(w, err)
-		return
-	}
-	writeResponse(w, enc, resp)
+	rc.respond(w, enc, tracesResponse(rejected))
 }
 
 func (rc *receiver) logs(w http.ResponseWriter, r *http.Request, enc encoding, body []byte) {
@@ -175,12 +194,26 @@ func (rc *receiver) logs(w http.ResponseWriter, r *http.Request, enc encoding, b
 		return
 	}
 	rc.log.Debug("otlp logs stored", "accepted", accepted, "rejected", rejected)
-	resp, err := logsResponse(enc, rejected)
+	rc.respond(w, enc, logsResponse(rejected))
+}
+
+// metrics answers a metrics export with a partial success rejecting every data point.
+func (rc *receiver) metrics(w http.ResponseWriter, enc encoding, body []byte) {
+	md, err := decodeMetrics(enc, body)
+	if err != nil {
+		rc.refuse(w, enc, err)
+		return
+	}
+	rc.respond(w, enc, rc.opts.Stats.dropMetrics(md))
+}
+
+func (rc *receiver) respond(w http.ResponseWriter, enc encoding, resp exportResponse) {
+	b, err := marshalResponse(enc, resp)
 	if err != nil {
 		rc.internal(w, err)
 		return
 	}
-	writeResponse(w, enc, resp)
+	writeResponse(w, enc, b)
 }
 
 // refuse answers a request the client must fix: 413 for size, 400 otherwise, with the reason
@@ -195,15 +228,36 @@ func (rc *receiver) refuse(w http.ResponseWriter, enc encoding, err error) {
 	writeStatus(w, enc, status, err.Error())
 }
 
-// unavailable answers a sink failure with 503, which OTLP exporters retry with backoff.
-// The error text stays in the log: it may carry a file path.
+// unavailable answers a sink failure: 429 when the sink is saturated (the store's writer is
+// behind), 503 otherwise; OTLP exporters retry both, after the Retry-After delay. The error
+// text stays in the log: it may carry a file path.
 func (rc *receiver) unavailable(w http.ResponseWriter, enc encoding, what string, err error) {
 	if errors.Is(err, context.Canceled) {
 		return // the client left; nobody reads the answer
 	}
+	if delay, busy := retryDelay(err); busy {
+		rc.log.Debug("otlp batch refused: store busy", "signal", what)
+		w.Header().Set("Retry-After", strconv.Itoa(int(max(delay.Round(time.Second), time.Second)/time.Second)))
+		writeStatus(w, enc, http.StatusTooManyRequests, busyMessage(what, delay))
+		return
+	}
 	rc.log.Warn("otlp batch not stored", "signal", what, "err", err)
 	w.Header().Set("Retry-After", "1")
 	writeStatus(w, enc, http.StatusServiceUnavailable, fmt.Sprintf("%s not stored, retry later", what))
+}
+
+// retryDelay returns the delay a saturated sink asks for, and whether err says it is saturated.
+func retryDelay(err error) (time.Duration, bool) {
+	var hint interface{ RetryAfter() time.Duration }
+	if !errors.As(err, &hint) {
+		return 0, false
+	}
+	return max(hint.RetryAfter(), 0), true
+}
+
+// busyMessage tells a sender refused for backpressure what happened and when to retry.
+func busyMessage(what string, delay time.Duration) string {
+	return fmt.Sprintf("%s not stored: runlens is still writing earlier batches; retry after %s", what, max(delay, time.Second))
 }
 
 func (rc *receiver) internal(w http.ResponseWriter, err error) {

@@ -325,19 +325,6 @@ func TestReceiverAnswers503AndStoresNothingWhenTheStoreIsClosed(t *testing.T) {
 	}
 }
 
-func TestReceiverAcknowledgesAndDropsMetrics(t *testing.T) {
-	url, st := startReceiver(t, Options{})
-	for _, ct := range []string{ctProto, ctJSON} {
-		status, body, gotCT := post(t, url+MetricsPath, ct, "", []byte(`{"resourceMetrics":[]}`))
-		if status != http.StatusOK || gotCT != ct {
-			t.Errorf("%s: status %d, content type %q, body %q", ct, status, gotCT, body)
-		}
-	}
-	if n := countRows(t, st, "otel_traces") + countRows(t, st, "otel_logs"); n != 0 {
-		t.Errorf("metrics stored %d rows", n)
-	}
-}
-
 func readAll(t testing.TB, resp *http.Response) []byte {
 	t.Helper()
 	defer resp.Body.Close()

@@ -30,6 +30,10 @@ type Identity struct {
 	Service string `json:"service"`
 	// Store is the opaque id of the store the receiver writes (StoreID).
 	Store string `json:"store"`
+	// MetricPointsDropped counts the metric data points the receiver's process was sent and
+	// dropped since it started (runlens keeps traces and logs only); a process reading the same
+	// store reports them in its doctor.
+	MetricPointsDropped int64 `json:"metricPointsDropped"`
 }
 
 // StoreID turns a store's random instance id into the id a receiver publishes. Two processes
@@ -43,8 +47,7 @@ func StoreID(instanceID string) string {
 // identityHandler answers GET IdentityPath for the store with id store. Only loopback
 // clients are answered (the guard has already refused foreign Host and Origin headers): a
 // receiver asked to listen beyond loopback still tells nobody else which store it writes.
-func identityHandler(store string) http.Handler {
-	body, _ := json.Marshal(Identity{Service: identityService, Store: store})
+func identityHandler(store string, stats *Stats) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -55,6 +58,7 @@ func identityHandler(store string) http.Handler {
 			writePlain(w, http.StatusForbidden, "refused: the identity is answered to loopback clients only")
 			return
 		}
+		body, _ := json.Marshal(Identity{Service: identityService, Store: store, MetricPointsDropped: stats.MetricPointsDropped()})
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = w.Write(body)

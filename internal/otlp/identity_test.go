@@ -106,3 +106,47 @@ func TestIdentityIsAnsweredToLoopbackClientsOnly(t *testing.T) {
 		}
 	}
 }
+
+// ProbeGRPC tells the gRPC receiver of a store from another OTLP/gRPC receiver, from a
+// listener that does not speak gRPC, and from a free port.
+func TestProbeGRPCSaysWhoseReceiverHoldsThePort(t *testing.T) {
+	_, st := startReceiver(t, Options{})
+	stats := &Stats{}
+	stats.metricPoints.Add(7)
+	runlens, _ := serveGRPC(t, st, Options{StoreID: StoreID(st.InstanceID()), Stats: stats})
+	anonymous, _ := serveGRPC(t, st, Options{}) // an OTLP/gRPC receiver that does not say whose it is
+	id, err := ProbeGRPC(context.Background(), runlens)
+	if err != nil || id.Service != "runlens" || id.Store != StoreID(st.InstanceID()) || id.MetricPointsDropped != 7 {
+		t.Fatalf("identity %+v (%v), want runlens with the store's id and 7 dropped metric points", id, err)
+	}
+	if n := countRows(t, st, "otel_traces"); n != 0 {
+		t.Errorf("the probe stored %d spans", n)
+	}
+
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	freeAddr := free.Addr().String()
+	free.Close()
+	httpOnly := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"service":"something"}`)
+	}))
+	t.Cleanup(httpOnly.Close)
+	tests := []struct {
+		name string
+		addr string
+		want error
+	}{
+		{"a free port has no listener", freeAddr, ErrNoListener},
+		{"an OTLP/gRPC receiver without an identity is not this runlens", anonymous, ErrNotRunlens},
+		{"an HTTP/1 server is not a runlens gRPC receiver", httpOnly.Listener.Addr().String(), ErrNotRunlens},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := ProbeGRPC(context.Background(), tt.addr); !errors.Is(err, tt.want) {
+				t.Fatalf("probe: %v, want %v", err, tt.want)
+			}
+		})
+	}
+}

@@ -16,6 +16,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
@@ -34,8 +36,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// serveHelper serves a receiver on a loopback port into the store at path, printing
-// "ADDR host:port" once it accepts connections, until SIGTERM (or SIGKILL).
+// serveHelper serves a receiver on two loopback ports into the store at path, printing
+// "ADDR host:port" (OTLP/HTTP) and "GRPC host:port" (OTLP/gRPC) once both accept connections,
+// until SIGTERM (or SIGKILL).
 func serveHelper(path string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -50,12 +53,20 @@ func serveHelper(path string) int {
 		fmt.Fprintln(os.Stderr, "listen:", err)
 		return 1
 	}
+	gln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "listen:", err)
+		return 1
+	}
 	srv := NewServer(NewHandler(st, Options{}))
+	gsrv := NewGRPCServer(st, Options{})
 	go func() {
 		<-ctx.Done()
 		srv.Close()
+		gsrv.Stop()
 	}()
-	fmt.Printf("ADDR %s\n", ln.Addr())
+	go gsrv.Serve(gln) //nolint:errcheck // ends when stopped
+	fmt.Printf("GRPC %s\nADDR %s\n", gln.Addr(), ln.Addr())
 	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 		fmt.Fprintln(os.Stderr, "serve:", err)
 		return 1
@@ -90,6 +101,36 @@ func serveSink(t testing.TB, sink Sink, o Options) string {
 		}
 	})
 	return "http://" + ln.Addr().String()
+}
+
+// serveGRPC serves the gRPC receiver into sink on 127.0.0.1:0 and returns its address and
+// listener, both closed when the test ends.
+func serveGRPC(t testing.TB, sink Sink, o Options) (string, *limitListener) {
+	t.Helper()
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewGRPCServer(sink, o)
+	go srv.Serve(ln) //nolint:errcheck // ends when stopped at cleanup
+	t.Cleanup(func() {
+		srv.Stop()
+		if c, ok := sink.(io.Closer); ok {
+			c.Close()
+		}
+	})
+	return ln.Addr().String(), ln.(*limitListener)
+}
+
+// dialGRPC opens a client connection to addr with the given options, closed when the test ends.
+func dialGRPC(t testing.TB, addr string, opts ...grpc.DialOption) *grpc.ClientConn {
+	t.Helper()
+	cc, err := grpc.NewClient(addr, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	return cc
 }
 
 // post sends body to url with the given headers and returns the status, the response body and

@@ -25,7 +25,8 @@ var ErrReadOnly = errors.New("telemetry store opened read-only")
 // IngestTraces stores every span of td with valid trace and span ids in one transaction and
 // returns only after it committed, so an acknowledgement sent after a nil error survives a
 // crash. Spans with an empty (all-zero) trace or span id are rejected and counted; they do not
-// fail the batch. On error nothing of td was written.
+// fail the batch. On error nothing of td was written; ErrBusy means the writer is too far
+// behind (Options.MaxPendingBytes) and the batch should be sent again later.
 func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, rejected int, err error) {
 	if s.writer == nil {
 		return 0, 0, ErrReadOnly
@@ -34,7 +35,7 @@ func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, r
 	if len(b.recs) == 0 {
 		return 0, b.rejected, nil
 	}
-	err = s.writer.submit(ctx, len(b.recs), false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+	err = s.submitAdmitted(ctx, spanBatchBytes(&b), len(b.recs), func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
 		return writeSpans(ctx, tx, st, b, next)
 	})
 	if err != nil {
@@ -44,7 +45,8 @@ func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, r
 }
 
 // IngestLogs stores every log record of ld in one transaction and returns only after it
-// committed. No log record is rejected: trace correlation is optional for logs.
+// committed, or fails with ErrBusy as IngestTraces does. No log record is rejected: trace
+// correlation is optional for logs.
 func (s *Store) IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejected int, err error) {
 	if s.writer == nil {
 		return 0, 0, ErrReadOnly
@@ -53,7 +55,7 @@ func (s *Store) IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejecte
 	if len(b.recs) == 0 {
 		return 0, 0, nil
 	}
-	err = s.writer.submit(ctx, len(b.recs), false, func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+	err = s.submitAdmitted(ctx, argBytes(b.args), len(b.recs), func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
 		return writeLogs(ctx, tx, st, b, next)
 	})
 	if err != nil {

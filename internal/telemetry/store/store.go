@@ -75,6 +75,9 @@ type Options struct {
 	// they existed), it recomputes them in the background, in small transactions queued
 	// behind ingest; queries decode attributes until it is done.
 	Conventions *conventions.Conventions
+	// MaxPendingBytes bounds the batches waiting for the writer (default
+	// DefaultMaxPendingBytes); past it ingest answers ErrBusy instead of queueing more.
+	MaxPendingBytes int64
 }
 
 // Store is the embedded telemetry store: one writer goroutine owning the only write
@@ -85,6 +88,7 @@ type Store struct {
 	readers    *sql.DB
 	writerDB   *sql.DB // nil when read-only
 	writer     *writer // nil when read-only
+	admission  *admission
 	ckpt       *checkpointer
 	instanceID string
 	// derive computes the derived columns of new rows (writable stores); convFP is the
@@ -177,6 +181,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		ckptDB.SetMaxOpenConns(1)
 		s.ckpt = startCheckpointer(ckptDB)
 		s.writer = startWriter(s.writerDB, s.derive, s.ckpt.committed)
+		s.admission = newAdmission(o.MaxPendingBytes)
 		if recompute {
 			s.startRecompute()
 		}
