@@ -120,9 +120,16 @@ func report(c *client, out io.Writer) error {
 	for _, g := range errs.Groups {
 		fmt.Fprintf(out, "    %2d× %s/%s: %s\n", g.Count, g.Service, g.Domain, g.SampleMessage)
 	}
-	if len(errs.Groups) > 0 && len(errs.Groups[0].RelatedRunIDs) > 0 {
+	// Open the largest group's newest run: the failure an agent would look at first.
+	biggest := -1
+	for i, g := range errs.Groups {
+		if len(g.RelatedRunIDs) > 0 && (biggest < 0 || g.Count > errs.Groups[biggest].Count) {
+			biggest = i
+		}
+	}
+	if biggest >= 0 {
 		var run gen.GetRunOutput
-		if err := c.callTool(gen.ToolGetRun, map[string]any{"id": errs.Groups[0].RelatedRunIDs[0]}, &run); err != nil {
+		if err := c.callTool(gen.ToolGetRun, map[string]any{"id": errs.Groups[biggest].RelatedRunIDs[0]}, &run); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\nget_run %s\n    %s\n", short(run.ID), run.Summary)

@@ -179,7 +179,9 @@ func salesReport(ctx context.Context, t trace.Tracer, l otellog.Logger, rng *ran
 
 // invoiceJob is the background job: the third run fails with exit code 2.
 func invoiceJob(ctx context.Context, t trace.Tracer, l otellog.Logger, rng *rand.Rand, i int) {
-	start := time.Now()
+	// Runs a few milliseconds apart, so "the last run" is the last one started even when the
+	// loop runs them within one millisecond (tools order by millisecond).
+	start := time.Now().Add(time.Duration(i) * 3 * time.Millisecond)
 	failed := i == 2
 	status, exit := "succeeded", "0"
 	if failed {

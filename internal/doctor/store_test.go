@@ -239,11 +239,11 @@ func TestInstrumentationFamilySaysWhenTheAppSendsOnlyMetrics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := openStore(t)
+			var spans []spanSpec
 			if tt.spans {
-				ingest(t, st, []spanSpec{{service: "api", trace: 1, start: time.Now().Add(-time.Minute)}}, nil)
+				spans = []spanSpec{{service: "api", trace: 1, start: time.Now().Add(-time.Minute)}}
 			}
-			d := Deps{Store: func(context.Context) (*store.Store, error) { return st, nil }, ReceiverAddr: "127.0.0.1:4318",
+			d := Deps{Telemetry: source(spans, nil), ReceiverAddr: "127.0.0.1:4318", Now: time.Now,
 				MetricPointsDropped: func(context.Context) int64 { return tt.dropped }}
 			rep := Run(context.Background(), Families(d, ""), FamilyInstrumentation)
 			c, ok := checkByName(rep, "metrics_dropped")
