@@ -124,15 +124,15 @@ type statements struct {
 	markFewLogsFailing   *sql.Stmt
 	// The reshape of a trace's occurrences (shape.go): its spans and error records, and the
 	// update of one span's occurrence.
-	loadTrace      *sql.Stmt
-	traceErrorLogs *sql.Stmt
-	setOccurrence  *sql.Stmt
-	addActivity          *sql.Stmt
-	addRunActivity       *sql.Stmt
-	dropActivity         *sql.Stmt
-	dropRunActivity      *sql.Stmt
-	addDBActivity        *sql.Stmt
-	dropDBActivity       *sql.Stmt
+	loadTrace       *sql.Stmt
+	traceErrorLogs  *sql.Stmt
+	setOccurrence   *sql.Stmt
+	addActivity     *sql.Stmt
+	addRunActivity  *sql.Stmt
+	dropActivity    *sql.Stmt
+	dropRunActivity *sql.Stmt
+	addDBActivity   *sql.Stmt
+	dropDBActivity  *sql.Stmt
 }
 
 func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
