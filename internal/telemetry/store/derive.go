@@ -99,9 +99,6 @@ func runErrored(verdict int64, traceErrored bool) int64 {
 	return (verdict >> boolInt(traceErrored)) & 1
 }
 
-// runErroredSQL is runErrored over a root's columns.
-const runErroredSQL = `((COALESCE(RunVerdict, 0) >> TraceErrored) & 1)`
-
 // deriver computes derived columns with one conventions document. It remembers the database
 // operation of recent statements: normalizing a statement costs more than the rest of the
 // derivation together, and applications send the same statements over and over.

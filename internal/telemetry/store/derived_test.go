@@ -22,13 +22,13 @@ func checkDerived(t *testing.T, s *Store) {
 	db := s.DB()
 	conv := s.derive.conv
 	type stored struct {
-		seq                                    int64
-		row                                    telemetry.SpanRow
-		verdict                                sql.NullInt64
-		entry, revisable, traceErrored, origin bool
-		runErr                                 int64
-		d                                      spanDerived
-		occ                                    occurrenceColumns
+		seq                            int64
+		row                            telemetry.SpanRow
+		verdict                        sql.NullInt64
+		entry, revisable, traceErrored bool
+		runErr                         int64
+		d                              spanDerived
+		occ                            occurrenceColumns
 	}
 	rows, err := db.QueryContext(ctx, `SELECT `+spanColumns+`, SpanAttributes, EventsJSON, RunVerdict, IsEntry, EntryRevisable,
 		TraceErrored, RunErrored, IsOrigin, `+coalesced("RunId", "Domain", "JobId", "JobName", "DbKey", "DbSystem", "ErrorMessage",
