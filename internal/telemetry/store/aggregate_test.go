@@ -124,3 +124,33 @@ func TestWindowsSplitIntoWholeBucketsAndEdges(t *testing.T) {
 		})
 	}
 }
+
+func TestMessagesHoldingSeparatorsAreStillGroupedExactly(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "odd")
+	spans := rs.ScopeSpans().AppendEmpty().Spans()
+	for i, msg := range []string{"plain failure", "with\x1funit", "with\x1erecord", "x\x1f1\x1e2"} {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID(traceID(uint64(i)))
+		sp.SetSpanID(spanID(uint64(i)))
+		sp.SetName("op")
+		start := now.Add(-time.Duration(i+1) * time.Minute)
+		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(start.Add(time.Millisecond)))
+		sp.Status().SetCode(ptrace.StatusCodeError)
+		sp.Status().SetMessage(msg)
+	}
+	src := loadSources(t, conventions.Default(), randomTelemetry{batches: []randomBatch{{traces: &td}}})
+	q := telemetry.ErrorsQuery{Window: telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.Add(time.Second).UnixMilli()}}
+	got, err := src.caps.Errors(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Events != 4 || len(got.Groups) != 4 {
+		t.Fatalf("%d occurrences in %d groups, want 4 in 4", got.Events, len(got.Groups))
+	}
+	src.sameAnswers(t, "Errors", func(s telemetry.Source) (any, error) { return s.Errors(ctx, q) })
+}

@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 // The B6 dataset: 1,000,000 spans and 200,000 log records over the 24 hours before
@@ -48,14 +50,16 @@ var benchAnchor = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 // benchServiceName names service i.
 func benchServiceName(i int) string { return fmt.Sprintf("service-%02d", i) }
 
-// benchDatasetPath is where the generated store is cached: per generator version and schema
-// version, so neither a new generator nor a new schema reads a stale file.
+// benchDatasetPath is where the generated store is cached: per generator version, schema
+// version and derived columns' fingerprint (conventions, derivation, engine), so neither a new
+// generator, a new schema nor another engine reads a stale file.
 func benchDatasetPath() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("find cache directory: %w", err)
 	}
-	return filepath.Join(dir, "runlens", "bench", fmt.Sprintf("queries-g%d-s%d.db", benchGenVersion, SchemaVersion)), nil
+	name := fmt.Sprintf("queries-g%d-s%d-%s.db", benchGenVersion, SchemaVersion, conventionsFingerprint(conventions.Default()))
+	return filepath.Join(dir, "runlens", "bench", name), nil
 }
 
 // benchDataset opens the cached B6 store read-only, generating it first when missing (about a
@@ -79,6 +83,9 @@ func benchDataset(tb testing.TB) *Store {
 		tb.Fatalf("open B6 dataset: %v", err)
 	}
 	tb.Cleanup(func() { _ = s.Close() })
+	if ok, err := s.derivedCurrent(context.Background(), conventionsFingerprint(conventions.Default())); err != nil || !ok {
+		tb.Fatalf("the B6 dataset's derived columns do not hold this build's derivation (%v): the capabilities would decline", err)
+	}
 	return s
 }
 

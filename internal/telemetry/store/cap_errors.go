@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
@@ -48,22 +50,9 @@ func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv 
 	if len(d.traces) > 0 {
 		f.add("TraceId NOT IN ("+placeholders(len(d.traces))+")", anys(d.list())...)
 	}
-	var list []telemetry.Occurrence
-	err = eachRow(ctx, tx, `SELECT Timestamp, ServiceName, TraceId, SpanId, `+
-		coalesced("ErrorMessage", "ExceptionType", "Fingerprint", "OccRunId", "OccDomain")+` FROM `+TracesTable+
-		` INDEXED BY otel_traces_origins`+f.where()+` ORDER BY TraceId, Timestamp, SpanId, Seq`, f.args,
-		func(scan func(...any) error) error {
-			var o telemetry.Occurrence
-			if err := scan(&o.TimeNs, &o.Service, &o.TraceID, &o.OriginSpanID, &o.Message, &o.ExceptionType, &o.Fingerprint,
-				&o.RunID, &o.Domain); err != nil {
-				return err
-			}
-			o.Service = telemetry.ServiceOf(o.Service)
-			list = append(list, o)
-			return nil
-		})
+	list, err := storedOccurrences(ctx, tx, f)
 	if err != nil {
-		return nil, false, fmt.Errorf("read occurrences: %w", err)
+		return nil, false, err
 	}
 	// Traces whose occurrences are computed here: the deferred ones, and the dirty ones with an
 	// error span the snapshot saw in the window.
@@ -99,6 +88,82 @@ func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv 
 		return nil, false, err
 	}
 	return append(list, lone...), limited, nil
+}
+
+// occurrenceFields are the columns of a stored occurrence, in storedOccurrences' order;
+// occurrenceText is them as one text, separated by ASCII unit separators.
+const (
+	occurrenceFields = `Timestamp, ServiceName, TraceId, SpanId, Seq, COALESCE(ErrorMessage, ''), COALESCE(ExceptionType, ''),
+	COALESCE(Fingerprint, ''), COALESCE(OccRunId, ''), COALESCE(OccDomain, '')`
+	occurrenceText = `Timestamp || char(31) || ServiceName || char(31) || TraceId || char(31) || SpanId || char(31) || Seq ||
+	char(31) || COALESCE(ErrorMessage, '') || char(31) || COALESCE(ExceptionType, '') || char(31) || COALESCE(Fingerprint, '') ||
+	char(31) || COALESCE(OccRunId, '') || char(31) || COALESCE(OccDomain, '')`
+)
+
+// storedOccurrences reads the origin spans passing f as occurrences, ordered by trace, start,
+// span id and ingest order. SQLite hands them over as one text (a row per origin through
+// database/sql costs more than SQLite's own work); a message holding the text's separators is
+// read row by row instead.
+func storedOccurrences(ctx context.Context, tx *sql.Tx, f filter) ([]telemetry.Occurrence, error) {
+	from := ` FROM ` + TracesTable + ` INDEXED BY otel_traces_origins` + f.where()
+	var n int
+	var text string
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(group_concat(`+occurrenceText+`, char(30)), '')`+from, f.args...).
+		Scan(&n, &text); err != nil {
+		return nil, fmt.Errorf("read occurrences: %w", err)
+	}
+	type stored struct {
+		o   telemetry.Occurrence
+		seq int64
+	}
+	recs := make([]stored, 0, n)
+	ok := true
+	for rec := range strings.SplitSeq(text, "\x1e") {
+		if n == 0 {
+			break
+		}
+		parts := strings.Split(rec, "\x1f")
+		if len(parts) != 10 {
+			ok = false
+			break
+		}
+		var r stored
+		var err1, err2 error
+		r.o.TimeNs, err1 = strconv.ParseInt(parts[0], 10, 64)
+		r.seq, err2 = strconv.ParseInt(parts[4], 10, 64)
+		if err1 != nil || err2 != nil {
+			ok = false
+			break
+		}
+		r.o.Service, r.o.TraceID, r.o.OriginSpanID = telemetry.ServiceOf(parts[1]), parts[2], parts[3]
+		r.o.Message, r.o.ExceptionType, r.o.Fingerprint, r.o.RunID, r.o.Domain = parts[5], parts[6], parts[7], parts[8], parts[9]
+		recs = append(recs, r)
+	}
+	if !ok || len(recs) != n {
+		recs = recs[:0]
+		err := eachRow(ctx, tx, `SELECT `+occurrenceFields+from, f.args, func(scan func(...any) error) error {
+			var r stored
+			if err := scan(&r.o.TimeNs, &r.o.Service, &r.o.TraceID, &r.o.OriginSpanID, &r.seq, &r.o.Message, &r.o.ExceptionType,
+				&r.o.Fingerprint, &r.o.RunID, &r.o.Domain); err != nil {
+				return err
+			}
+			r.o.Service = telemetry.ServiceOf(r.o.Service)
+			recs = append(recs, r)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read occurrences: %w", err)
+		}
+	}
+	slices.SortFunc(recs, func(a, b stored) int {
+		return cmp.Or(cmp.Compare(a.o.TraceID, b.o.TraceID), cmp.Compare(a.o.TimeNs, b.o.TimeNs),
+			cmp.Compare(a.o.OriginSpanID, b.o.OriginSpanID), cmp.Compare(a.seq, b.seq))
+	})
+	out := make([]telemetry.Occurrence, len(recs))
+	for i := range recs {
+		out[i] = recs[i].o
+	}
+	return out, nil
 }
 
 // loneLogs are the window's error records outside any failing trace, newest first (ties in

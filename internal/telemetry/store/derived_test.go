@@ -117,7 +117,7 @@ func checkDerived(t *testing.T, s *Store) {
 			if wd != r.d {
 				report("span %d: derived %+v, want %+v", r.seq, r.d, wd)
 			}
-			if r.entry != shapes[i].Entry || r.revisable != (shapes[i].Entry && r.row.ParentSpanID != "") {
+			if r.entry != shapes[i].Entry || r.revisable != revisable(r.row, shapes[i].Entry) {
 				report("span %d (%s/%s parent %q, %s): entry %v revisable %v, ShapeTrace says %v", r.seq, r.row.Service, r.row.SpanID,
 					r.row.ParentSpanID, r.row.Kind, r.entry, r.revisable, shapes[i].Entry)
 			}

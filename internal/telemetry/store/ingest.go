@@ -202,8 +202,10 @@ func (b *spanBatch) build() {
 	for i := range b.recs {
 		r := &b.recs[i]
 		switch {
-		case r.row.IsRoot() || r.entry || r.d.JobID != "":
+		case r.row.IsRoot() || r.d.JobID != "":
 			r.shape = shapeFull
+		case r.entry:
+			r.shape = shapeEntry
 		case r.d.DBKey != "" || r.d.DBSystem != "":
 			r.shape = shapeDB
 		default:
@@ -247,10 +249,14 @@ func (b *spanBatch) build() {
 		if r.shape != shapePlain {
 			row = append(row, nullIfEmpty(r.d.DBKey), nullIfEmpty(r.d.DBSystem))
 		}
-		if r.shape == shapeFull {
+		if r.shape == shapeEntry || r.shape == shapeFull {
 			row = append(row,
 				boolInt(r.entry), // IsEntry, settled by the writer
 				int64(0),         // EntryRevisable, set by the writer
+			)
+		}
+		if r.shape == shapeFull {
+			row = append(row,
 				nullIfEmpty(r.d.RunID),
 				nullIfEmpty(r.d.Domain),
 				rootVerdict(r),

@@ -49,9 +49,11 @@ func writeSpansOnce(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch
 		args := b.args[r.shape]
 		args[r.at+colSeq] = *next
 		*next++
-		if r.shape == shapeFull {
+		if r.shape == shapeEntry || r.shape == shapeFull {
 			args[r.at+colIsEntry] = boolInt(entry[i])
-			args[r.at+colRevisable] = boolInt(entry[i] && r.row.ParentSpanID != "")
+			args[r.at+colRevisable] = boolInt(revisable(r.row, entry[i]))
+		}
+		if r.shape == shapeFull {
 			if r.row.IsRoot() {
 				errored := b.failing[r.row.TraceID] || storedErr[r.row.TraceID]
 				runErr[i] = runErrored(r.d.Verdict, errored)
@@ -60,9 +62,8 @@ func writeSpansOnce(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch
 			}
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT spans`); err != nil {
-		return nil, fmt.Errorf("insert spans: %w", err)
-	}
+	// Everything this job writes besides the rows comes after them: when the insert skipped a
+	// copy of a stored span, deleting the rows it did insert undoes the job.
 	var inserted int64
 	for sh, args := range b.args {
 		n, err := insertRows(ctx, tx, st.insertSpans[sh], st.insertSpan[sh], args, len(spanShapeColumns[sh]), spanRowsPerInsert[sh])
@@ -74,15 +75,12 @@ func writeSpansOnce(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch
 	if inserted < int64(len(b.recs)) {
 		copies, err := skipped(ctx, tx, first, *next)
 		if err == nil {
-			_, err = tx.ExecContext(ctx, `ROLLBACK TO spans; RELEASE spans`)
+			_, err = tx.ExecContext(ctx, `DELETE FROM `+TracesTable+` WHERE Seq >= ? AND Seq < ?`, first, *next)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("insert spans: %w", err)
 		}
 		return copies, nil
-	}
-	if _, err := tx.ExecContext(ctx, `RELEASE spans`); err != nil {
-		return nil, fmt.Errorf("insert spans: %w", err)
 	}
 	if err := updateSeqs(ctx, tx, `UPDATE `+TracesTable+` SET IsEntry = 0, EntryRevisable = 0`, settled); err != nil {
 		return nil, err

@@ -15,9 +15,9 @@ import (
 // another preset, a build whose derivation changed, or a file from before derived columns
 // existed) are recomputed in the background rather than at Open: a day of telemetry takes
 // tens of seconds to recompute, and `runlens serve` opens the store on the first tool call.
-// Meanwhile ingest computes new rows with the new conventions and the queries decode
-// attributes row by row (correct, slower); once every row is done, meta records the new
-// fingerprint and the queries read the derived columns again.
+// Meanwhile ingest computes new rows with the new conventions and the capabilities decline, so
+// the engine answers from scans (correct, slower); once every row is done, meta records the new
+// fingerprint and the capabilities answer again.
 //
 // Progress lives in meta('derived_recompute') as "<fingerprint> <done> <end>": every row with
 // Seq <= done is recomputed; rows with Seq > end were ingested with the new conventions. A
@@ -248,7 +248,7 @@ func recomputeSpans(ctx context.Context, tx *sql.Tx, st *statements, state recom
 		r := &spans[i]
 		d := st.dv.deriveSpan(&r.row)
 		entry := entryGiven(r.row, parents[spanKey{r.row.TraceID, r.row.ParentSpanID}])
-		revisable := entry && r.row.ParentSpanID != ""
+		canChange := revisable(r.row, entry)
 		isRoot := r.row.IsRoot()
 		errored := isRoot && failing[r.row.TraceID]
 		var runErr int64
@@ -257,14 +257,14 @@ func recomputeSpans(ctx context.Context, tx *sql.Tx, st *statements, state recom
 			runErr = runErrored(d.Verdict, errored)
 			verdict = sql.NullInt64{Int64: d.Verdict, Valid: true}
 		}
-		if d == r.d && verdict == r.verdict && entry == r.isEntry && revisable == r.revisable &&
+		if d == r.d && verdict == r.verdict && entry == r.isEntry && canChange == r.revisable &&
 			errored == r.traceErrored && runErr == r.runErr {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE `+TracesTable+` SET RunId = ?, Domain = ?, RunVerdict = ?, JobId = ?, JobName = ?,
 			DbKey = ?, DbSystem = ?, IsEntry = ?, EntryRevisable = ?, TraceErrored = ?, RunErrored = ? WHERE Seq = ?`,
 			nullIfEmpty(d.RunID), nullIfEmpty(d.Domain), verdict, nullIfEmpty(d.JobID), nullIfEmpty(d.JobName),
-			nullIfEmpty(d.DBKey), nullIfEmpty(d.DBSystem), boolInt(entry), boolInt(revisable), boolInt(errored), runErr,
+			nullIfEmpty(d.DBKey), nullIfEmpty(d.DBSystem), boolInt(entry), boolInt(canChange), boolInt(errored), runErr,
 			r.seq); err != nil {
 			return 0, fmt.Errorf("recompute span: %w", err)
 		}

@@ -106,9 +106,9 @@ package store
 //	                        system and normalized statement (NULL: not an operation)
 //	DbSystem       TEXT     database operation spans: the system
 //	IsEntry        INTEGER  ShapeTrace's entry flag, given every stored span of the trace
-//	EntryRevisable INTEGER  1 when IsEntry = 1 and the span has a parent id: a span arriving
-//	                        later with that id may make it a non-entry (children often arrive
-//	                        before their parents)
+//	EntryRevisable INTEGER  1 when IsEntry = 1 and a span arriving later with its parent's id
+//	                        may make it a non-entry (children often arrive before their parents;
+//	                        a server span or a self-parented one stays an entry whatever arrives)
 //	IsOrigin       INTEGER  1 when the span is the origin of an error occurrence
 //	                        (TraceOccurrences over every stored span and error log of the trace)
 //	ErrorMessage, ExceptionType, Fingerprint, OccRunId, OccDomain TEXT

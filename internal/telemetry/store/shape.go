@@ -165,6 +165,18 @@ func revisableBelow(ctx context.Context, q queryer, keys []spanKey) ([]storedSpa
 	return out, nil
 }
 
+// revisable reports whether a span whose entry flag is entry may stop being an entry when more
+// of its trace arrives: it is one, it has a parent id, and a parent of its own service would
+// make it none (a server span, or a self-parented one, stays an entry whatever arrives).
+func revisable(s telemetry.SpanRow, entry bool) bool {
+	if !entry || s.ParentSpanID == "" {
+		return false
+	}
+	parent := telemetry.SpanRow{TraceID: s.TraceID, SpanID: s.ParentSpanID, Service: s.Service, Kind: telemetry.KindInternal,
+		StatusCode: telemetry.CodeUnset}
+	return !entryGiven(s, []telemetry.SpanRow{parent})
+}
+
 // entryGiven is ShapeTrace's entry flag of s given the spans carrying its parent's id.
 func entryGiven(s telemetry.SpanRow, parents []telemetry.SpanRow) bool {
 	return telemetry.ShapeTrace(append([]telemetry.SpanRow{s}, parents...))[0].Entry
@@ -299,34 +311,34 @@ func columnsOf(o *telemetry.Occurrence) occurrenceColumns {
 // span and error record of it, and updates the origin spans that changed (and the rollup). A
 // trace too large to recompute is deferred instead.
 func reshapeTrace(ctx context.Context, tx *sql.Tx, st *statements, t string) error {
-	spans, seqs, cur, err := loadTrace(ctx, tx, t)
+	spans, seqs, cur, err := loadTrace(ctx, tx.StmtContext(ctx, st.loadTrace), t)
 	if err != nil {
 		return err
 	}
 	if len(spans) > maxShapedSpans {
 		return deferTrace(ctx, tx, st, t)
 	}
-	logs, err := scanLogs(ctx, tx, &telemetry.LogScan{TraceIDs: []string{t}, ErrorsOnly: true, Fields: telemetry.FieldAttributes, Limit: maxShapedLogs})
+	logs, err := traceErrorLogs(ctx, tx.StmtContext(ctx, st.traceErrorLogs), t)
 	if err != nil {
 		return err
 	}
-	if logs.Limited {
+	if len(logs) > maxShapedLogs {
 		return deferTrace(ctx, tx, st, t)
 	}
-	want, ok := originsOf(spans, telemetry.TraceOccurrences(st.dv.conv, spans, logs.Logs))
+	want, ok := originsOf(spans, telemetry.TraceOccurrences(st.dv.conv, spans, logs))
 	if !ok {
 		// The occurrences do not map onto origin spans one to one: leave the trace to the
 		// queries, which compute them with the engine itself.
 		return deferTrace(ctx, tx, st, t)
 	}
+	set := tx.StmtContext(ctx, st.setOccurrence)
 	for i := range spans {
 		w := columnsOf(want[i])
 		if w == cur[i] {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE `+TracesTable+` SET IsOrigin = ?, ErrorMessage = ?, ExceptionType = ?,
-			Fingerprint = ?, OccRunId = ?, OccDomain = ? WHERE Seq = ?`, boolInt(w.origin), nullIfEmpty(w.msg), nullIfEmpty(w.typ),
-			nullIfEmpty(w.fp), nullIfEmpty(w.run), nullIfEmpty(w.domn), seqs[i]); err != nil {
+		if _, err := set.ExecContext(ctx, boolInt(w.origin), nullIfEmpty(w.msg), nullIfEmpty(w.typ), nullIfEmpty(w.fp),
+			nullIfEmpty(w.run), nullIfEmpty(w.domn), seqs[i]); err != nil {
 			return fmt.Errorf("record occurrence: %w", err)
 		}
 		if w.origin != cur[i].origin {
@@ -334,6 +346,24 @@ func reshapeTrace(ctx context.Context, tx *sql.Tx, st *statements, t string) err
 		}
 	}
 	return nil
+}
+
+// traceErrorLogs reads up to maxShapedLogs+1 error records of trace t, in scan order.
+func traceErrorLogs(ctx context.Context, stmt *sql.Stmt, t string) ([]telemetry.LogRow, error) {
+	rows, err := stmt.QueryContext(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("read trace records: %w", err)
+	}
+	defer rows.Close()
+	var out []telemetry.LogRow
+	for rows.Next() {
+		r, _, err := scanLogRow(rows, telemetry.FieldAttributes)
+		if err != nil {
+			return nil, fmt.Errorf("read trace records: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // originsOf maps the occurrences of a trace onto its origin spans (index for index of spans):
@@ -368,11 +398,9 @@ func originsOf(spans []telemetry.SpanRow, occ []telemetry.Occurrence) ([]*teleme
 }
 
 // loadTrace reads up to maxShapedSpans+1 stored spans of trace t in scan order, with their
-// attributes, events, sequence numbers and stored occurrence columns.
-func loadTrace(ctx context.Context, q queryer, t string) ([]telemetry.SpanRow, []int64, []occurrenceColumns, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+spanColumns+`, SpanAttributes, EventsJSON, IsOrigin, `+
-		coalesced("ErrorMessage", "ExceptionType", "Fingerprint", "OccRunId", "OccDomain")+` FROM `+TracesTable+
-		` WHERE TraceId = ?`+spansNewest+` LIMIT ?`, t, maxShapedSpans+1)
+// attributes, events, sequence numbers and stored occurrence columns (statement loadTrace).
+func loadTrace(ctx context.Context, stmt *sql.Stmt, t string) ([]telemetry.SpanRow, []int64, []occurrenceColumns, error) {
+	rows, err := stmt.QueryContext(ctx, t)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read trace: %w", err)
 	}
@@ -555,7 +583,7 @@ func settleOrphans(ctx context.Context, tx *sql.Tx, t string, deleted []string) 
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE `+TracesTable+` SET IsEntry = 1, EntryRevisable = ? WHERE Seq = ?`,
-			boolInt(c.row.ParentSpanID != ""), c.seq); err != nil {
+			boolInt(revisable(c.row, true)), c.seq); err != nil {
 			return fmt.Errorf("settle orphaned span: %w", err)
 		}
 	}

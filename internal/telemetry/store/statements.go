@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -19,16 +20,18 @@ var logColumnNames = []string{"Seq", "Timestamp", "ObservedTimestamp", "TraceId"
 	"SeverityText", "SeverityNumber", "ServiceName", "Body", "ResourceAttributes", "ScopeName", "ScopeVersion",
 	"LogAttributes", "IsError", "ErrorMessage", "ExceptionType", "Fingerprint", "TraceFailing"}
 
-// Span rows are inserted in one of three shapes, so that a span binds only the derived
+// Span rows are inserted in one of four shapes, so that a span binds only the derived
 // columns it has (the driver's cost is per bound parameter, NULL or not): most spans have
-// none, database spans two, and roots, entry spans and job spans all of them. The occurrence
-// columns are never inserted: the writer sets them on the few origin spans afterwards.
+// none, database spans two, other entry spans four, and roots and job spans all of them. The
+// occurrence columns are never inserted: the writer sets them on the few origin spans
+// afterwards.
 type spanShape int
 
 const (
 	shapePlain spanShape = iota // the exporter's columns only; derived ones default
 	shapeDB                     // plus DbKey and DbSystem: database spans
-	shapeFull                   // every column: roots, entry spans, job spans
+	shapeEntry                  // plus IsEntry and EntryRevisable: entry spans
+	shapeFull                   // every column: roots, job spans
 	spanShapes
 )
 
@@ -36,6 +39,7 @@ const (
 var spanShapeColumns = [spanShapes][]int{
 	shapePlain: seq(0, colPlainEnd),
 	shapeDB:    seq(0, colDBEnd),
+	shapeEntry: seq(0, colEntryEnd),
 	shapeFull:  seq(0, spanColumnCount),
 }
 
@@ -68,6 +72,7 @@ const (
 var spanRowsPerInsert = [spanShapes]int{
 	shapePlain: min(rowsPerInsert, maxTextParams/spanTextColumns),
 	shapeDB:    min(rowsPerInsert, maxTextParams/(spanTextColumns+2)),
+	shapeEntry: min(rowsPerInsert, maxTextParams/(spanTextColumns+2)),
 	shapeFull:  min(rowsPerInsert, maxTextParams/(spanTextColumns+6)),
 }
 
@@ -78,6 +83,7 @@ const (
 	colDBEnd        = 23 // the database shape ends here
 	colIsEntry      = 23
 	colRevisable    = 24
+	colEntryEnd     = 25 // the entry shape ends here
 	colTraceErrored = 28
 	colRunErrored   = 29
 	// Log rows keep Seq at colSeq too.
@@ -116,12 +122,17 @@ type statements struct {
 	markFewTraceErrored  *sql.Stmt
 	markLogsFailing      *sql.Stmt
 	markFewLogsFailing   *sql.Stmt
-	addActivity          *sql.Stmt
-	addRunActivity       *sql.Stmt
-	dropActivity         *sql.Stmt
-	dropRunActivity      *sql.Stmt
-	addDBActivity        *sql.Stmt
-	dropDBActivity       *sql.Stmt
+	// The reshape of a trace's occurrences (shape.go): its spans and error records, and the
+	// update of one span's occurrence.
+	loadTrace       *sql.Stmt
+	traceErrorLogs  *sql.Stmt
+	setOccurrence   *sql.Stmt
+	addActivity     *sql.Stmt
+	addRunActivity  *sql.Stmt
+	dropActivity    *sql.Stmt
+	dropRunActivity *sql.Stmt
+	addDBActivity   *sql.Stmt
+	dropDBActivity  *sql.Stmt
 }
 
 func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
@@ -169,6 +180,13 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 	both(&st.markLogsFailing, &st.markFewLogsFailing,
 		`UPDATE `+LogsTable+` SET TraceFailing = 1 WHERE IsError = 1 AND TraceFailing = 0 AND TraceId IN `,
 		` RETURNING Timestamp, ServiceName`)
+	prep(&st.loadTrace, `SELECT `+spanColumns+`, SpanAttributes, EventsJSON, IsOrigin, `+
+		coalesced("ErrorMessage", "ExceptionType", "Fingerprint", "OccRunId", "OccDomain")+` FROM `+TracesTable+
+		` WHERE TraceId = ?`+spansNewest+` LIMIT `+strconv.Itoa(maxShapedSpans+1))
+	prep(&st.traceErrorLogs, `SELECT `+logColumns+`, LogAttributes FROM `+LogsTable+` WHERE TraceId = ? AND IsError = 1`+
+		logsNewest+` LIMIT `+strconv.Itoa(maxShapedLogs+1))
+	prep(&st.setOccurrence, `UPDATE `+TracesTable+` SET IsOrigin = ?, ErrorMessage = ?, ExceptionType = ?, Fingerprint = ?,
+		OccRunId = ?, OccDomain = ? WHERE Seq = ?`)
 	prep(&st.addActivity, `INSERT INTO `+ActivityTable+` (Bucket, ServiceName, Spans, SpanOccurrences, Logs, LogOccurrences)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName) DO UPDATE SET
 		Spans = Spans + excluded.Spans, SpanOccurrences = SpanOccurrences + excluded.SpanOccurrences,
@@ -196,7 +214,7 @@ func (st *statements) close() {
 	all := []*sql.Stmt{st.readHighWater, st.writeHighWater, st.insertLog, st.insertLogs, st.storedErrorTraces,
 		st.storedFewErrorTraces, st.revisable, st.revisableFew, st.markTraceErrored, st.markFewTraceErrored,
 		st.markLogsFailing, st.markFewLogsFailing, st.addActivity, st.addRunActivity, st.dropActivity,
-		st.dropRunActivity, st.addDBActivity, st.dropDBActivity}
+		st.dropRunActivity, st.addDBActivity, st.dropDBActivity, st.loadTrace, st.traceErrorLogs, st.setOccurrence}
 	all = append(append(all, st.insertSpan[:]...), st.insertSpans[:]...)
 	for _, s := range all {
 		if s != nil {

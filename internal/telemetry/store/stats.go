@@ -29,7 +29,7 @@ type Stats struct {
 	// Integrity is "ok" or the first problems SQLite's quick_check reports.
 	Integrity string
 	// Recomputing is true while the derived columns are being recomputed for other
-	// conventions (or after a migration); queries then decode attributes and are slower.
+	// conventions (or after a migration); the engine then answers from scans, more slowly.
 	Recomputing bool
 }
 

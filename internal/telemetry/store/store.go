@@ -67,13 +67,13 @@ type Options struct {
 	// acknowledged telemetry (the file stays consistent either way). Measured on B5, the
 	// per-commit fsync costs about a third of the ingest rate.
 	FsyncEveryCommit bool
-	// Conventions classify spans at ingest into the derived columns the queries aggregate
+	// Conventions classify spans at ingest into the derived columns the capabilities aggregate
 	// (runs, domains, jobs, database operations); nil means the otel preset. Give the store the
-	// conventions its queriers use: a Querier whose conventions differ from those the columns
-	// were computed with answers correctly but slowly, decoding attributes row by row. When a
-	// writable Open finds columns computed with other conventions (or a file from before
-	// they existed), it recomputes them in the background, in small transactions queued
-	// behind ingest; queries decode attributes until it is done.
+	// conventions its engine uses: with other conventions the capabilities decline and the
+	// engine answers from scans — correct, slower. When a writable Open finds columns computed
+	// with other conventions (or by a build whose engine answers otherwise, or a file from
+	// before they existed), it recomputes them in the background, in small transactions queued
+	// behind ingest.
 	Conventions *conventions.Conventions
 	// MaxPendingBytes bounds the batches waiting for the writer (default
 	// DefaultMaxPendingBytes); past it ingest answers ErrBusy instead of queueing more.
