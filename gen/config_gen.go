@@ -78,6 +78,11 @@ type ConfigCatalogEntry struct {
 	// test or db migrate.
 	Path string `json:"path"`
 
+	// Whether runlens points the command's OpenTelemetry exporters at its receiver
+	// and reports what the run sent (default true; false leaves the environment as it
+	// is).
+	Telemetry *bool `json:"telemetry,omitzero"`
+
 	// This command's timeout when the call asks for none; still capped by
 	// maxTimeoutMs.
 	TimeoutMs *int `json:"timeoutMs,omitzero"`
@@ -216,9 +221,17 @@ const (
 // The built-in OTLP/HTTP receiver that feeds the embedded store.
 type ConfigReceiver struct {
 	// host:port to listen on (default 127.0.0.1:4318). Keep it on loopback unless
-	// other machines must send telemetry. Overridden by RUNLENS_RECEIVER and
-	// --receiver.
+	// other machines must send telemetry. Give each project on a machine its own
+	// port, or one project's app sends into another's store (runlens init proposes a
+	// free one). Overridden by RUNLENS_RECEIVER and --receiver.
 	Address *string `json:"address,omitzero"`
+
+	// Host names the receiver accepts in the Host and Origin headers besides the
+	// loopback ones (addresses of 127.0.0.0/8, ::1, localhost), for an app that sends
+	// to this machine by another name. Requests naming any other host, or sent from a
+	// web page of another origin, are refused with 403, so a page cannot inject
+	// telemetry through DNS rebinding.
+	AllowedHosts []string `json:"allowedHosts,omitzero"`
 
 	// Whether runlens serve hosts the receiver when the port is free (default true).
 	// RUNLENS_RECEIVER=off or --receiver off disables it.
@@ -262,9 +275,10 @@ type ConfigTelemetry struct {
 	// differ from its defaults.
 	Clickhouse *ConfigTelemetryClickhouse `json:"clickhouse,omitzero"`
 
-	// The telemetry source: sqlite:PATH (the embedded store; a relative PATH is
-	// resolved against the project root; default sqlite:.runlens/telemetry.db),
-	// clickhouse://…, aspire+http(s)://… or jaeger+http(s)://…. Overridden by
+	// The telemetry source: sqlite:PATH (the embedded store, read by the tools and
+	// written by the receiver serve hosts; a relative PATH is resolved against the
+	// project root; default sqlite:.runlens/telemetry.db; any other PATH must already
+	// exist), clickhouse://…, aspire+http(s)://… or jaeger+http(s)://…. Overridden by
 	// RUNLENS_TELEMETRY and --telemetry. Put no credentials here: use apiKeyEnv.
 	Source *string `json:"source,omitzero"`
 }

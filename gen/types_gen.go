@@ -82,6 +82,9 @@ type AnalyzeServicePerformanceInput struct {
 	// Answer size.
 	Detail Detail `json:"detail,omitzero"`
 
+	// Only one execute_command run's telemetry (its telemetry.invocationId).
+	Invocation *string `json:"invocation,omitzero"`
+
 	// Max top operations.
 	Limit int `json:"limit,omitzero"`
 
@@ -319,6 +322,7 @@ const (
 	ErrorCodeCommandDenied      ErrorCode = "command_denied"
 	ErrorCodeCommandFailed      ErrorCode = "command_failed"
 	ErrorCodeSourceUnreachable  ErrorCode = "source_unreachable"
+	ErrorCodeConfigInvalid      ErrorCode = "config_invalid"
 	ErrorCodeOutputTooLarge     ErrorCode = "output_too_large"
 	ErrorCodeUnknownOperation   ErrorCode = "unknown_operation"
 	ErrorCodeCancelled          ErrorCode = "cancelled"
@@ -366,6 +370,12 @@ type ExecuteCommandOutput struct {
 	// pass: exit 0.
 	Status ExecuteCommandOutputStatus `json:"status"`
 
+	// What the run's processes sent to runlens, when it pointed them at its receiver.
+	Telemetry *ExecuteCommandOutputTelemetry `json:"telemetry,omitzero"`
+
+	// Why telemetry is not reported, when it is not.
+	TelemetryNote *string `json:"telemetryNote,omitzero"`
+
 	// Timed out.
 	TimedOut bool `json:"timedOut"`
 
@@ -381,6 +391,73 @@ const (
 	ExecuteCommandOutputStatusPass ExecuteCommandOutputStatus = "pass"
 	ExecuteCommandOutputStatusFail ExecuteCommandOutputStatus = "fail"
 )
+
+// What the run's processes sent to runlens, when it pointed them at its receiver.
+type ExecuteCommandOutputTelemetry struct {
+	// Error logs.
+	ErrorLogs *int `json:"errorLogs,omitzero"`
+
+	// Failures, grouped.
+	Errors []ExecuteCommandOutputTelemetryError `json:"errors,omitzero"`
+
+	// Pass as invocation to list_runs, get_recent_errors,
+	// analyze_service_performance.
+	InvocationID string `json:"invocationId"`
+
+	// A read bound cut what was counted.
+	Limited *bool `json:"limited,omitzero"`
+
+	// Other logs.
+	OtherLogs *int `json:"otherLogs,omitzero"`
+
+	// Runs, newest first.
+	RunIDs []string `json:"runIds,omitzero"`
+
+	// Services that sent.
+	Services []string `json:"services,omitzero"`
+
+	// Slowest entry spans.
+	Slowest []ExecuteCommandOutputTelemetrySlowestItem `json:"slowest,omitzero"`
+
+	// Spans received.
+	Spans int `json:"spans"`
+
+	// Warning logs.
+	WarnLogs *int `json:"warnLogs,omitzero"`
+}
+
+// One failure group.
+type ExecuteCommandOutputTelemetryError struct {
+	// Occurrences.
+	Count int `json:"count"`
+
+	// Exception type.
+	ExceptionType *string `json:"exceptionType,omitzero"`
+
+	// file:line in function, in the project.
+	Location *string `json:"location,omitzero"`
+
+	// Sample message.
+	Message string `json:"message"`
+
+	// A run to open with get_run.
+	RunID *string `json:"runId,omitzero"`
+
+	// Where it started.
+	Service string `json:"service"`
+}
+
+// One span.
+type ExecuteCommandOutputTelemetrySlowestItem struct {
+	// ms.
+	DurationMs float64 `json:"durationMs"`
+
+	// Span name.
+	Name string `json:"name"`
+
+	// Service.
+	Service string `json:"service"`
+}
 
 // Filters for the status verdict.
 type GetAppStatusInput struct {
@@ -476,7 +553,36 @@ type GetAppStatusOutputSource struct {
 
 	// It answered.
 	Reachable bool `json:"reachable"`
+
+	// Who receives OTLP.
+	Receiver *GetAppStatusOutputSourceReceiver `json:"receiver,omitzero"`
 }
+
+// Who receives OTLP.
+type GetAppStatusOutputSourceReceiver struct {
+	// host:port.
+	Address string `json:"address"`
+
+	// What it means and the fix.
+	Note *string `json:"note,omitzero"`
+
+	// hosted: here; shared: another runlens, this store; foreign: another store or
+	// not runlens; off: none.
+	State GetAppStatusOutputSourceReceiverState `json:"state"`
+}
+
+// hosted: here; shared: another runlens, this store; foreign: another store or not runlens; off:
+// none.
+type GetAppStatusOutputSourceReceiverState string
+
+// The values of GetAppStatusOutputSourceReceiverState.
+const (
+	GetAppStatusOutputSourceReceiverStateHosted  GetAppStatusOutputSourceReceiverState = "hosted"
+	GetAppStatusOutputSourceReceiverStateShared  GetAppStatusOutputSourceReceiverState = "shared"
+	GetAppStatusOutputSourceReceiverStateForeign GetAppStatusOutputSourceReceiverState = "foreign"
+	GetAppStatusOutputSourceReceiverStateOff     GetAppStatusOutputSourceReceiverState = "off"
+	GetAppStatusOutputSourceReceiverStateUnknown GetAppStatusOutputSourceReceiverState = "unknown"
+)
 
 // Which doc to read.
 type GetDocInput struct {
@@ -609,6 +715,9 @@ type GetRecentErrorsInput struct {
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
 
+	// Only one execute_command run's telemetry (its telemetry.invocationId).
+	Invocation *string `json:"invocation,omitzero"`
+
 	// Max groups.
 	Limit int `json:"limit,omitzero"`
 
@@ -657,6 +766,9 @@ type GetRecentErrorsOutputGroup struct {
 	// Last, epoch ms.
 	LastSeenUnixMs int `json:"lastSeenUnixMs"`
 
+	// Where it failed in the project: file:line in function.
+	Location *string `json:"location,omitzero"`
+
 	// Run ids.
 	RelatedRunIDs []string `json:"relatedRunIds,omitzero"`
 
@@ -668,6 +780,9 @@ type GetRecentErrorsOutputGroup struct {
 
 	// Service.
 	Service string `json:"service"`
+
+	// That line of source (full detail only).
+	Snippet *string `json:"snippet,omitzero"`
 }
 
 // Which run to open.
@@ -757,6 +872,12 @@ type GetRunOutputSpan struct {
 
 	// Error.
 	ErrorMessage *string `json:"errorMessage,omitzero"`
+
+	// Top stack frames, project first.
+	Frames []string `json:"frames,omitzero"`
+
+	// Where it failed in the project.
+	Location *string `json:"location,omitzero"`
 
 	// Name.
 	Name string `json:"name"`
@@ -896,6 +1017,9 @@ type ListRunsInput struct {
 
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
+
+	// Only one execute_command run's telemetry (its telemetry.invocationId).
+	Invocation *string `json:"invocation,omitzero"`
 
 	// Max runs.
 	Limit int `json:"limit,omitzero"`
@@ -1126,10 +1250,16 @@ type SearchDocsOutput struct {
 
 	// Paging.
 	Page Page `json:"page"`
+
+	// Query words no doc has.
+	UnmatchedTerms []string `json:"unmatchedTerms,omitzero"`
 }
 
 // One match.
 type SearchDocsOutputMatch struct {
+	// Query words found here.
+	MatchedTerms []string `json:"matchedTerms,omitzero"`
+
 	// Score.
 	Score float64 `json:"score"`
 

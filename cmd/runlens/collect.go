@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/runlens/runlens/internal/config"
+	"github.com/runlens/runlens/internal/otlp"
 )
 
 // collect runs the OTLP/HTTP receiver in the foreground, writing into the embedded store, until
@@ -35,6 +37,16 @@ func collect(args []string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r, err := a.ListenReceiver(ctx, cfg.Receiver.Address)
+	if errors.Is(err, otlp.ErrAddrInUse) {
+		// Say whose receiver holds the port: this project's is a second collector, another
+		// one means the app's telemetry goes to another project's store.
+		s := a.ReceiverStatus(ctx)
+		fmt.Fprintf(stderr, "runlens collect: cannot listen on %s: %s\n", cfg.Receiver.Address, s.Note)
+		if s.Fix != "" {
+			fmt.Fprintf(stderr, "  fix: %s\n", s.Fix)
+		}
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "runlens collect: %v\n", err)
 		return 1

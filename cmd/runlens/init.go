@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/runlens/runlens/internal/app"
+	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/hostcfg"
 )
 
@@ -45,8 +48,30 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	} else if added {
 		fmt.Fprintln(stdout, "added .runlens/ to .gitignore")
 	}
+	proposePort(*root, stdout)
 	if failed {
 		return 1
 	}
 	return 0
+}
+
+// proposePort checks the project's receiver address and, when another store's receiver (or a
+// program that is not runlens) holds it, proposes a free port of the project's own: otherwise
+// the app's telemetry would land in the other project's store.
+func proposePort(root string, stdout io.Writer) {
+	cfg, err := app.LoadConfig(root, os.Getenv, config.Overrides{ProjectRoot: root})
+	if err != nil {
+		fmt.Fprintln(stdout, "runlens.json has problems, so the receiver port was not checked; run `runlens doctor`")
+		return
+	}
+	a, err := app.New(cfg, nil)
+	if err != nil {
+		return
+	}
+	defer a.Close()
+	s := a.ReceiverStatus(context.Background())
+	if s.State != app.ReceiverForeign && s.State != app.ReceiverUnknown {
+		return
+	}
+	fmt.Fprintf(stdout, "receiver %s\n  %s\n  %s\n", s.Address, s.Note, s.Fix)
 }

@@ -39,9 +39,10 @@ func TestDoctorJSONIsTheToolAnswerAndExitsOnFailure(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	code := run([]string{"doctor", "--json", "--project-root", root}, nil, &out, &errOut)
-	if code != 1 || !strings.Contains(errOut.String(), "/docs/rooot") {
-		t.Fatalf("invalid configuration: exit %d, stderr %q", code, errOut.String())
+	if code != 1 || !strings.Contains(out.String(), "runlens.json:1:11: /docs/rooot") {
+		t.Fatalf("invalid configuration: exit %d, want 1 with the file's problem in the answer:\n%s%s", code, out.String(), errOut.String())
 	}
+	out.Reset()
 
 	if err := os.Remove(filepath.Join(root, "runlens.json")); err != nil {
 		t.Fatal(err)

@@ -47,13 +47,20 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	a, err := openApp(o, stderr)
+	a, err := openLenient(o, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "runlens: %v\n", err)
 		return 1
 	}
 	defer a.Close()
 	cfg, logger := a.Config, a.Logger
+	if a.ConfigInvalid() {
+		// Serve anyway: an agent whose server exits sees only "connection closed" and cannot
+		// ask the doctor why. The receiver stays down, since where it should listen and write
+		// is what the broken file may have said.
+		logger.Warn("runlens.json is invalid; serving the doctor, every other tool answers config_invalid, and the receiver is not started",
+			"problems", cfg.FileProblems.Error())
+	}
 
 	profile, err := server.ParseProfile(cfg.MCP.Profile)
 	if err != nil {
@@ -70,8 +77,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if cfg.Receiver.Enabled {
-		go a.HostReceiver(ctx)
+	if cfg.Receiver.Enabled && !a.ConfigInvalid() {
+		a.HostReceiver(ctx) // in the background: initialize must not wait for the port or the store
 	}
 
 	srv := mcp.NewServer(h, mcp.Options{
@@ -98,6 +105,13 @@ func openApp(o config.Overrides, stderr io.Writer) (*app.App, error) {
 		return nil, err
 	}
 	return app.New(cfg, newLogger(stderr, os.Getenv(config.EnvLogLevel)))
+}
+
+// openLenient is openApp for the commands that must keep answering when runlens.json is
+// broken (serve, doctor): the file is left out and its problems reported (see app.Open).
+func openLenient(o config.Overrides, stderr io.Writer) (*app.App, error) {
+	cwd, _ := os.Getwd()
+	return app.Open(cwd, os.Getenv, o, newLogger(stderr, os.Getenv(config.EnvLogLevel)))
 }
 
 // newLogger logs to stderr (stdout carries protocol messages only) at the RUNLENS_LOG_LEVEL level.

@@ -15,7 +15,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
+	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/commands"
 	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/docs"
@@ -25,6 +27,7 @@ import (
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
+	"github.com/runlens/runlens/internal/telemetry/stack"
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
@@ -41,9 +44,12 @@ type App struct {
 	Flows    *flows.Flows
 	Redactor *shape.Redactor
 
-	storeOnce sync.Once
-	store     *store.Store
-	storeErr  error
+	storeOnce   sync.Once
+	storeOpened atomic.Bool
+	store       *store.Store
+	storeErr    error
+	// recv is who receives on the configured receiver address, as far as this process knows.
+	recv receiverState
 	// conventions loads the telemetry conventions once; only queries of the embedded store
 	// need them.
 	conventions func() (*conventions.Conventions, error)
@@ -64,17 +70,12 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 	})
 	if len(cfg.Conventions.Document) > 0 {
 		if _, err := a.conventions(); err != nil {
-			return nil, err
+			return nil, &partError{pointer: "/conventions", err: err}
 		}
 	}
-
-	corpus, err := docs.Open(docs.Options{ProjectRoot: cfg.ProjectRoot, Root: cfg.Docs.Root, Exclude: cfg.Docs.Exclude})
+	corpus, runner, err := buildParts(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open docs: %w", err)
-	}
-	runner, err := commands.New(commandOptions(cfg))
-	if err != nil {
-		return nil, fmt.Errorf("configure commands: %w", err)
+		return nil, err
 	}
 	keys := append(shape.DefaultSensitiveKeys(), cfg.SensitiveKeys...)
 	a.Redactor = shape.NewRedactor(shape.RedactorOptions{
@@ -89,16 +90,46 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 		// The cursor key lives with the project's data, so a restarted server honours the
 		// cursors of the one before it.
 		Cursors: shape.NewFileCodec(filepath.Join(cfg.ProjectRoot, ".runlens"), logger),
+		Stacks:  projectFiles(cfg.ProjectRoot, logger),
 	})
 	a.Flows.Deps.Doctor = newDoctor(a)
+	a.Flows.Deps.Receiver = a.receiverAnswer
 	return a, nil
+}
+
+// partError is a part of the configuration file that passed its schema but that runlens cannot
+// build; pointer names the part in the file.
+type partError struct {
+	pointer string
+	err     error
+}
+
+func (e *partError) Error() string { return e.err.Error() }
+func (e *partError) Unwrap() error { return e.err }
+
+// buildParts builds the docs corpus and the command runner, which check what the schema cannot
+// (exclude patterns, the policy's rules); they open nothing yet.
+func buildParts(cfg *config.Config) (*docs.Corpus, *commands.Runner, error) {
+	corpus, err := docs.Open(docs.Options{ProjectRoot: cfg.ProjectRoot, Root: cfg.Docs.Root, Exclude: cfg.Docs.Exclude})
+	if err != nil {
+		return nil, nil, &partError{pointer: "/docs", err: fmt.Errorf("open docs: %w", err)}
+	}
+	runner, err := commands.New(commandOptions(cfg))
+	if err != nil {
+		return nil, nil, &partError{pointer: "/commands", err: fmt.Errorf("configure commands: %w", err)}
+	}
+	return corpus, runner, nil
 }
 
 // Handler returns the MCP handler for profile p.
 func (a *App) Handler(p server.Profile) *server.Handler {
+	var served gen.Flows = a.Flows
+	if a.ConfigInvalid() {
+		served = configInvalidFlows{a: a}
+	}
 	return server.New(server.Options{
 		Profile:  p,
-		Flows:    a.Flows,
+		Flows:    served,
 		Redactor: a.Redactor,
 		Budgets: server.Budgets{
 			Standard:    a.Config.Budgets.Standard,
@@ -115,8 +146,14 @@ func (a *App) Handler(p server.Profile) *server.Handler {
 	})
 }
 
-// Store opens the embedded store once, for the receiver and the queries alike.
+// Store opens the embedded store once, for the receiver and the queries alike. A store the
+// configuration names as a source must already exist (see checkStoreExists).
 func (a *App) Store(ctx context.Context) (*store.Store, error) {
+	if !a.storeOpened.Load() {
+		if err := a.checkStoreExists(); err != nil {
+			return nil, err
+		}
+	}
 	a.storeOnce.Do(func() {
 		conv, err := a.conventions()
 		if err != nil {
@@ -132,6 +169,7 @@ func (a *App) Store(ctx context.Context) (*store.Store, error) {
 			Conventions: conv,
 			Logger:      a.Logger,
 		})
+		a.storeOpened.Store(a.storeErr == nil)
 	})
 	return a.store, a.storeErr
 }
@@ -156,6 +194,10 @@ func (a *App) telemetrySource() telemetry.Source {
 				return nil, err
 			}
 			st, err := a.Store(ctx)
+			var missing *missingStoreError
+			if errors.As(err, &missing) {
+				return nil, missing.toolError()
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -163,6 +205,23 @@ func (a *App) telemetrySource() telemetry.Source {
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
 	default:
 		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}
+	}
+}
+
+// projectFiles indexes the project's files once, on the first answer that maps a stack trace
+// onto them; a project that cannot be indexed gives answers without locations.
+func projectFiles(root string, logger *slog.Logger) func(context.Context) *stack.Project {
+	var once sync.Once
+	var p *stack.Project
+	return func(ctx context.Context) *stack.Project {
+		once.Do(func() {
+			var err error
+			if p, err = stack.Open(context.WithoutCancel(ctx), root, stack.Options{}); err != nil {
+				logger.Debug("stack locations off: the project cannot be indexed", "err", err)
+				p = nil
+			}
+		})
+		return p
 	}
 }
 
@@ -201,7 +260,7 @@ func commandOptions(cfg *config.Config) commands.Options {
 		},
 	}
 	for _, e := range c.Catalog {
-		o.Declared = append(o.Declared, commands.Command{Path: e.Path, Argv: e.Argv, Description: e.Description, Usage: e.Usage, Timeout: e.Timeout})
+		o.Declared = append(o.Declared, commands.Command{Path: e.Path, Argv: e.Argv, Description: e.Description, Usage: e.Usage, Timeout: e.Timeout, NoTelemetry: e.NoTelemetry})
 	}
 	for _, r := range c.Allow {
 		o.Allow = append(o.Allow, commands.Rule{Name: r.Name, Prefix: r.Prefix})

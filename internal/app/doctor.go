@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"os"
 
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/config"
@@ -23,27 +22,31 @@ func (d appDoctor) deps() doctor.Deps {
 	a := d.a
 	cfg := a.Config
 	deps := doctor.Deps{
-		ProjectRoot:          cfg.ProjectRoot,
-		ConfigFile:           cfg.File,
-		Telemetry:            a.Flows.Telemetry,
-		SourceEndpoint:       d.endpoint(),
-		ReceiverAddr:         cfg.Receiver.Address,
-		ReceiverEnabled:      cfg.Receiver.Enabled,
+		ProjectRoot:     cfg.ProjectRoot,
+		ConfigFile:      cfg.File,
+		Telemetry:       a.Flows.Telemetry,
+		SourceEndpoint:  d.endpoint(),
+		ReceiverAddr:    cfg.Receiver.Address,
+		ReceiverEnabled: cfg.Receiver.Enabled,
+		Receiver: func(ctx context.Context) doctor.Receiver {
+			s := a.ReceiverStatus(ctx)
+			return doctor.Receiver{State: string(s.State), Note: s.Note, Fix: s.Fix}
+		},
 		Docs:                 a.Flows.Docs,
 		Commands:             a.Flows.Commands,
 		AllowRemoteEndpoints: cfg.Doctor.AllowRemoteEndpoints,
 	}
 	if cfg.File != "" {
 		deps.CheckConfig = func() error {
-			data, err := os.ReadFile(cfg.File)
-			if err != nil {
-				return err
+			if p := a.fileProblem(); p != nil {
+				return p
 			}
-			return config.Check(config.FileName, data)
+			return nil
 		}
 	}
 	if cfg.Telemetry.Source.Kind == config.SourceSQLite || cfg.Telemetry.Source.Kind == "" {
 		deps.Store = func(ctx context.Context) (*store.Store, error) { return a.Store(ctx) }
+		deps.SourceProblem = a.checkStoreExists
 	}
 	return deps
 }

@@ -4,32 +4,47 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/toolerr"
 )
 
 // lazySource opens its backend on first use, so start-up pays nothing for telemetry, and an
 // open failure is reported as an unreachable source by every query rather than stopping the
-// server.
+// server. A failed open is tried again by the next query, so a store created later (or a
+// backend started later) is picked up without a restart.
 type lazySource struct {
 	open func(ctx context.Context) (telemetry.Source, error)
 	info telemetry.SourceInfo
 
-	once sync.Once
-	src  telemetry.Source
-	err  error
+	mu  sync.Mutex // serialises opening
+	src atomic.Pointer[telemetry.Source]
 }
 
 var _ telemetry.Source = (*lazySource)(nil)
 
+// get returns the opened source. A failure the user can act on is already a tool error (a
+// source store that does not exist) and is passed on as it is; any other is an unreachable
+// source.
 func (l *lazySource) get(ctx context.Context) (telemetry.Source, error) {
-	l.once.Do(func() {
-		l.src, l.err = l.open(ctx)
-		if l.err != nil {
-			l.err = fmt.Errorf("%w: %v", telemetry.ErrUnreachable, l.err)
-		}
-	})
-	return l.src, l.err
+	if s := l.src.Load(); s != nil {
+		return *s, nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.src.Load(); s != nil {
+		return *s, nil
+	}
+	src, err := l.open(ctx)
+	if _, ok := toolerr.As(err); ok {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", telemetry.ErrUnreachable, err)
+	}
+	l.src.Store(&src)
+	return src, nil
 }
 
 func (l *lazySource) Status(ctx context.Context, q telemetry.StatusQuery) (telemetry.Status, error) {
@@ -122,6 +137,22 @@ func (l *lazySource) Instrumentation(ctx context.Context, q telemetry.Instrument
 	return s.Instrumentation(ctx, q)
 }
 
+func (l *lazySource) Spans(ctx context.Context, refs []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Spans(ctx, refs)
+}
+
+func (l *lazySource) Invocation(ctx context.Context, q telemetry.InvocationQuery) (telemetry.InvocationReport, error) {
+	s, err := l.get(ctx)
+	if err != nil {
+		return telemetry.InvocationReport{}, err
+	}
+	return s.Invocation(ctx, q)
+}
+
 // unsupportedSource stands for a configured backend this build cannot read: every query says
 // so as an unreachable source, which the tools and the doctor report with a fix.
 type unsupportedSource struct{ info telemetry.SourceInfo }
@@ -158,6 +189,12 @@ func (u unsupportedSource) Fingerprint(context.Context) (telemetry.Snapshot, err
 	return telemetry.Snapshot{}, u.err()
 }
 func (u unsupportedSource) Describe(context.Context) telemetry.SourceInfo { return u.info }
+func (u unsupportedSource) Spans(context.Context, []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
+	return nil, u.err()
+}
+func (u unsupportedSource) Invocation(context.Context, telemetry.InvocationQuery) (telemetry.InvocationReport, error) {
+	return telemetry.InvocationReport{}, u.err()
+}
 func (u unsupportedSource) Instrumentation(context.Context, telemetry.InstrumentationQuery) (telemetry.Instrumentation, error) {
 	return telemetry.Instrumentation{}, u.err()
 }

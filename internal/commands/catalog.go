@@ -35,6 +35,8 @@ type Command struct {
 	// Timeout is the entry's own timeout; zero when it declares none.
 	Timeout time.Duration
 	Origin  Origin
+	// NoTelemetry: the entry opted out of having its telemetry pointed at runlens.
+	NoTelemetry bool
 }
 
 // Catalog is an immutable, path-sorted set of commands with a fingerprint, so cursors over it

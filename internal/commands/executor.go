@@ -48,6 +48,8 @@ type RunOptions struct {
 	// Progress, when set, is called every ProgressEvery from the calling goroutine (never after
 	// Run returns) with the time elapsed and the output bytes seen so far.
 	Progress func(elapsed time.Duration, bytes int64)
+	// Env are variables (KEY=value) set over the inherited, secret-stripped environment.
+	Env []string
 }
 
 // Result is what happened. Tail is the output without terminal escape sequences (colours,
@@ -94,7 +96,7 @@ func (e *Executor) Run(ctx context.Context, argv []string, opts RunOptions) (Res
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = e.Dir
-	cmd.Env = childEnv(base, e.SecretEnv)
+	cmd.Env = withEnv(childEnv(base, e.SecretEnv), opts.Env)
 	cmd.Stdin = nil // os/exec connects the null device: the command never sees the MCP stream
 	cmd.Stdout = pw // one pipe for both streams keeps their interleaving
 	cmd.Stderr = pw

@@ -166,6 +166,9 @@ type ExecuteOptions struct {
 	Timeout time.Duration
 	// Progress is passed to the executor (see RunOptions.Progress).
 	Progress func(elapsed time.Duration, bytes int64)
+	// Env, when set, is called with the allowed command before it starts and returns
+	// variables (KEY=value) to set in its environment, over the inherited ones.
+	Env func(cmd Command) []string
 }
 
 // Execute decides and, only if allowed, runs a command. A path outside the catalog is
@@ -182,7 +185,11 @@ func (r *Runner) Execute(ctx context.Context, path string, args []string, opts E
 	}
 	cmd, _ := catalog.Lookup(canonicalPath(path))
 	argv := append(append([]string(nil), cmd.Argv...), args...)
-	return r.exec.Run(ctx, argv, RunOptions{Timeout: r.Timeout(cmd, opts.Timeout), Progress: opts.Progress})
+	var env []string
+	if opts.Env != nil {
+		env = opts.Env(cmd)
+	}
+	return r.exec.Run(ctx, argv, RunOptions{Timeout: r.Timeout(cmd, opts.Timeout), Progress: opts.Progress, Env: env})
 }
 
 func (r *Runner) stampDiscovered() map[string]fileStamp {

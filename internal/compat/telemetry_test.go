@@ -46,16 +46,17 @@ func seededWorkspace(t testing.TB) string {
 	return seededRoot
 }
 
-// seedTelemetry runs `runlens collect` on a free loopback port, posts the traces and logs, and
-// stops it with SIGTERM, waiting for a clean exit.
-func seedTelemetry(bin, root string, now time.Time) error {
+// seedTelemetry runs `runlens collect` (with extra flags, such as --store) on a free loopback
+// port, posts the traces and logs, and stops it with SIGTERM, waiting for a clean exit.
+func seedTelemetry(bin, root string, now time.Time, extra ...string) error {
 	port, err := pickPort()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := command(ctx, runOpts{dir: root}, bin, "collect", "--project-root", root, "--listen", fmt.Sprintf("127.0.0.1:%d", port))
+	args := append([]string{"collect", "--project-root", root, "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, extra...)
+	cmd := command(ctx, runOpts{dir: root}, bin, args...)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {

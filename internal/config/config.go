@@ -21,6 +21,10 @@ type Config struct {
 	// File is the absolute path of the configuration file that was read, or "" when the
 	// project has none and only defaults apply.
 	File string
+	// FileProblems are the problems of File when it was loaded leniently (LoadLenient,
+	// LoadWithoutFile) and left out for them: the rest of the configuration is then the
+	// defaults under the environment and flags. Nil when the file was applied.
+	FileProblems Errors
 	// LogLevel is debug, info, warn or error; it comes only from the environment or a flag.
 	LogLevel string
 
@@ -40,6 +44,10 @@ type Config struct {
 type Telemetry struct {
 	// Source is the parsed telemetry source.
 	Source Source
+	// SourceOrigin says where Source was chosen ("flag --telemetry", "environment variable
+	// RUNLENS_TELEMETRY", "runlens.json telemetry.source"), for messages; "" when the source is
+	// the embedded store by default.
+	SourceOrigin string
 	// APIKeyEnv names the environment variable holding the source's key, so the key itself
 	// never sits in a file that is committed.
 	APIKeyEnv string
@@ -55,12 +63,19 @@ type Receiver struct {
 	// Enabled is false when the receiver was turned off (RUNLENS_RECEIVER=off, --receiver off,
 	// or "enabled": false).
 	Enabled bool
+	// AllowedHosts are the host names accepted in Host and Origin besides the loopback ones.
+	AllowedHosts []string
 }
 
 // Store configures the embedded SQLite store.
 type Store struct {
-	// Path is the absolute path of the database file.
+	// Path is the absolute path of the database file. A sqlite telemetry source names it
+	// too: the store the tools read is the store the receiver writes.
 	Path string
+	// MustExist is true when a sqlite:PATH source other than the default named the file: it
+	// is read as it is, so a mistyped path is an error rather than a new, empty store. The
+	// default path, store.path and --store name where the receiver writes, and may be created.
+	MustExist bool
 	// Retention is how long telemetry is kept.
 	Retention time.Duration
 	// MaxBytes is the size above which the oldest telemetry is pruned.
@@ -104,6 +119,8 @@ type CatalogEntry struct {
 	Usage       string
 	// Timeout is zero when the entry declares none.
 	Timeout time.Duration
+	// NoTelemetry leaves the command's OpenTelemetry environment alone ("telemetry": false).
+	NoTelemetry bool
 }
 
 // Rule is one policy rule: its name, the tokens a command must begin with (an allow rule) or

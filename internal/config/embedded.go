@@ -32,6 +32,24 @@ func Load(projectRoot string, getenv func(string) string, flags Overrides) (*Con
 	return l.Load(projectRoot, getenv, flags)
 }
 
+// LoadLenient is Loader.LoadLenient with the configuration schema built into the binary.
+func LoadLenient(projectRoot string, getenv func(string) string, flags Overrides) (*Config, error) {
+	l, err := embeddedLoader()
+	if err != nil {
+		return nil, err
+	}
+	return l.LoadLenient(projectRoot, getenv, flags)
+}
+
+// LoadWithoutFile is Loader.LoadWithoutFile with the configuration schema built into the binary.
+func LoadWithoutFile(projectRoot string, getenv func(string) string, flags Overrides, problems Errors) (*Config, error) {
+	l, err := embeddedLoader()
+	if err != nil {
+		return nil, err
+	}
+	return l.LoadWithoutFile(projectRoot, getenv, flags, problems)
+}
+
 // Check is Loader.Check with the configuration schema built into the binary.
 func Check(origin string, data []byte) error {
 	l, err := embeddedLoader()

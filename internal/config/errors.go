@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -40,6 +41,24 @@ func (e *Error) Error() string {
 		b.WriteString(")")
 	}
 	return b.String()
+}
+
+// Location renders where the problem is, origin:line:column, with a file origin relative to
+// root: an answer names the file the way the user sees it in the project, never where the
+// project lives on the machine.
+func (e *Error) Location(root string) string {
+	origin := e.Origin
+	if filepath.IsAbs(origin) {
+		if rel, err := filepath.Rel(root, origin); err == nil && !strings.HasPrefix(rel, "..") {
+			origin = filepath.ToSlash(rel)
+		} else {
+			origin = filepath.Base(origin)
+		}
+	}
+	if e.Line > 0 {
+		origin += fmt.Sprintf(":%d:%d", e.Line, e.Column)
+	}
+	return origin
 }
 
 // Errors is every problem found in one load, so a user fixes them in one pass rather than one

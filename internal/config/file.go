@@ -20,8 +20,9 @@ type fileConfig struct {
 		} `json:"clickhouse"`
 	} `json:"telemetry"`
 	Receiver *struct {
-		Address *string `json:"address"`
-		Enabled *bool   `json:"enabled"`
+		Address      *string  `json:"address"`
+		Enabled      *bool    `json:"enabled"`
+		AllowedHosts []string `json:"allowedHosts"`
 	} `json:"receiver"`
 	Store *struct {
 		Path      *string `json:"path"`
@@ -71,6 +72,7 @@ type fileCatalogEntry struct {
 	Description string   `json:"description"`
 	Usage       string   `json:"usage"`
 	TimeoutMs   int64    `json:"timeoutMs"`
+	Telemetry   *bool    `json:"telemetry"`
 }
 
 type fileRule struct {
@@ -80,9 +82,9 @@ type fileRule struct {
 }
 
 // applyFile lays the file's keys over cfg. It returns the problems the schema cannot express
-// (a source that does not parse, a duplicate command path), each at its pointer; sourceSet
-// reports whether the file chose a telemetry source.
-func applyFile(cfg *Config, f *fileConfig, origin string) (sourceSet bool, errs Errors) {
+// (a source that does not parse, a duplicate command path), each at its pointer, and which of
+// the settings naming the store file it chose.
+func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Errors) {
 	bad := func(ptr, problem, fix string) {
 		errs = append(errs, &Error{Origin: origin, Pointer: ptr, Problem: problem, Fix: fix})
 	}
@@ -93,7 +95,8 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (sourceSet bool, errs 
 			if err != nil {
 				bad("/telemetry/source", err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
 			} else {
-				cfg.Telemetry.Source, sourceSet = src, true
+				cfg.Telemetry.Source, set.source = src, true
+				cfg.Telemetry.SourceOrigin = FileName + " telemetry.source"
 			}
 		}
 		setString(&cfg.Telemetry.APIKeyEnv, t.APIKeyEnv)
@@ -113,10 +116,17 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (sourceSet bool, errs 
 		if r.Enabled != nil {
 			cfg.Receiver.Enabled = *r.Enabled
 		}
+		if r.AllowedHosts != nil {
+			cfg.Receiver.AllowedHosts = r.AllowedHosts
+		}
 	}
 	if s := f.Store; s != nil {
 		if s.Path != nil {
-			cfg.Store.Path = resolve(root, *s.Path)
+			cfg.Store.Path, set.store = resolve(root, *s.Path), true
+			if src := cfg.Telemetry.Source; set.source && src.Kind == SourceSQLite && src.Path != cfg.Store.Path {
+				bad("/store/path", "store.path and telemetry.source name two different files, but the embedded source reads the store the receiver writes",
+					"keep one of them, or make both name the same file")
+			}
 		}
 		if s.Retention != nil {
 			d, err := parseRetention(*s.Retention)
@@ -164,7 +174,7 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (sourceSet bool, errs 
 	if m := f.MCP; m != nil {
 		setString(&cfg.MCP.Profile, m.Profile)
 	}
-	return sourceSet, errs
+	return set, errs
 }
 
 func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
@@ -187,6 +197,7 @@ func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
 			Description: e.Description,
 			Usage:       e.Usage,
 			Timeout:     time.Duration(e.TimeoutMs) * time.Millisecond,
+			NoTelemetry: e.Telemetry != nil && !*e.Telemetry,
 		})
 	}
 	if d := c.Discover; d != nil {

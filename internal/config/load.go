@@ -39,6 +39,35 @@ func NewLoader(schemaJSON []byte, refs ...[]byte) (*Loader, error) {
 // directory). getenv may be nil (no environment). Every problem found is returned at once as
 // Errors, each naming its origin, JSON pointer, line and column, and a fix.
 func (l *Loader) Load(projectRoot string, getenv func(string) string, flags Overrides) (*Config, error) {
+	return l.load(projectRoot, getenv, flags, fileStrict, nil)
+}
+
+// LoadLenient is Load for a process that must keep serving when runlens.json is broken (`runlens
+// serve`: an agent that only sees "connection closed" cannot even ask the doctor why). When the
+// file has problems it is left out: the configuration is the defaults under the environment and
+// flags, with the file's problems in FileProblems. Problems of the environment or the flags are
+// still errors.
+func (l *Loader) LoadLenient(projectRoot string, getenv func(string) string, flags Overrides) (*Config, error) {
+	return l.load(projectRoot, getenv, flags, fileLenient, nil)
+}
+
+// LoadWithoutFile is LoadLenient for a file that passed its schema but that runlens cannot use
+// (conventions that do not load, a command policy that does not build): problems, which name
+// the file, become FileProblems, located in the file by their pointers.
+func (l *Loader) LoadWithoutFile(projectRoot string, getenv func(string) string, flags Overrides, problems Errors) (*Config, error) {
+	return l.load(projectRoot, getenv, flags, fileIgnored, problems)
+}
+
+// fileMode says what a load does with runlens.json.
+type fileMode int
+
+const (
+	fileStrict  fileMode = iota // its problems are errors
+	fileLenient                 // its problems leave it out and are kept in FileProblems
+	fileIgnored                 // it is left out; the given problems are kept
+)
+
+func (l *Loader) load(projectRoot string, getenv func(string) string, flags Overrides, mode fileMode, problems Errors) (*Config, error) {
 	root, err := resolveRoot(projectRoot, getenv, flags)
 	if err != nil {
 		return nil, err
@@ -46,24 +75,54 @@ func (l *Loader) Load(projectRoot string, getenv func(string) string, flags Over
 	cfg := Defaults(root)
 	var errs Errors
 
-	sourceSet, fileErrs := l.applyFileAt(cfg, filepath.Join(root, FileName))
-	errs = append(errs, fileErrs...)
+	path := filepath.Join(root, FileName)
+	var filePick chosen
+	switch mode {
+	case fileIgnored:
+		cfg.File, cfg.FileProblems = path, Locate(path, problems)
+	default:
+		var fileErrs Errors
+		filePick, fileErrs = l.applyFileAt(cfg, path)
+		if mode == fileLenient && len(fileErrs) > 0 {
+			cfg, filePick = Defaults(root), chosen{}
+			cfg.File, cfg.FileProblems = path, bounded(fileErrs)
+		} else {
+			errs = append(errs, fileErrs...)
+		}
+	}
+	picks, origins := []chosen{filePick}, []string{FileName}
 	for _, lay := range []layer{envLayer(getenv), flagLayer(flags)} {
-		set, layErrs := applyLayer(cfg, lay)
-		sourceSet = sourceSet || set
+		pick, layErrs := applyLayer(cfg, lay)
+		picks, origins = append(picks, pick), append(origins, lay.telemetry.origin)
 		errs = append(errs, layErrs...)
 	}
+	errs = append(errs, resolveStore(cfg, picks, origins)...)
 	if len(errs) > 0 {
 		return nil, bounded(errs)
-	}
-	if !sourceSet {
-		// The embedded source reads the store that the receiver writes, wherever it was moved.
-		cfg.Telemetry.Source = Source{Kind: SourceSQLite, Path: cfg.Store.Path}
 	}
 	if cfg.Telemetry.APIKeyEnv != "" {
 		cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, cfg.Telemetry.APIKeyEnv)
 	}
 	return cfg, nil
+}
+
+// Locate fills in the line and column of problems that have a pointer but no position, from
+// the file at path, and returns them.
+func Locate(path string, problems Errors) Errors {
+	data, err := readBounded(path)
+	if err != nil {
+		return problems
+	}
+	doc, err := parseDocument(data)
+	if err != nil {
+		return problems
+	}
+	for _, e := range problems {
+		if e.Pointer != "" && e.Line == 0 {
+			e.Line, e.Column = doc.locate(e.Pointer)
+		}
+	}
+	return problems
 }
 
 // Check validates configuration file bytes against the schema without applying them, for the
@@ -101,26 +160,26 @@ func resolveRoot(projectRoot string, getenv func(string) string, flags Overrides
 }
 
 // applyFileAt reads and applies the file at path; a missing file is no problem.
-func (l *Loader) applyFileAt(cfg *Config, path string) (sourceSet bool, errs Errors) {
+func (l *Loader) applyFileAt(cfg *Config, path string) (set chosen, errs Errors) {
 	data, err := readBounded(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return chosen{}, nil
 	}
 	if err != nil {
-		return false, Errors{{Origin: path, Problem: err.Error(), Fix: "make " + FileName + " a readable JSON file of at most 1 MiB"}}
+		return chosen{}, Errors{{Origin: path, Problem: err.Error(), Fix: "make " + FileName + " a readable JSON file of at most 1 MiB"}}
 	}
 	cfg.File = path
 	return l.apply(cfg, path, data)
 }
 
 // apply parses, validates and applies one file's bytes, reporting every problem it finds.
-func (l *Loader) apply(cfg *Config, origin string, data []byte) (sourceSet bool, errs Errors) {
+func (l *Loader) apply(cfg *Config, origin string, data []byte) (set chosen, errs Errors) {
 	doc, err := parseDocument(data)
 	if err != nil {
 		var se *syntaxError
 		errors.As(err, &se)
 		line, col := position(data, se.offset)
-		return false, Errors{{Origin: origin, Line: line, Column: col, Problem: "invalid JSON: " + se.msg, Fix: "correct the JSON syntax at this position"}}
+		return chosen{}, Errors{{Origin: origin, Line: line, Column: col, Problem: "invalid JSON: " + se.msg, Fix: "correct the JSON syntax at this position"}}
 	}
 	for _, dup := range doc.dups {
 		line, col := position(doc.data, dup.offset)
@@ -130,21 +189,21 @@ func (l *Loader) apply(cfg *Config, origin string, data []byte) (sourceSet bool,
 	}
 	schema, err := l.schema()
 	if err != nil {
-		return false, Errors{{Origin: origin, Problem: err.Error(), Fix: "report this: the configuration schema built into runlens does not compile"}}
+		return chosen{}, Errors{{Origin: origin, Problem: err.Error(), Fix: "report this: the configuration schema built into runlens does not compile"}}
 	}
 	errs = append(errs, schemaProblems(schema, doc, origin)...)
 	if len(errs) > 0 {
-		return false, errs
+		return chosen{}, errs
 	}
 	var f fileConfig
 	if err := json.Unmarshal(doc.data, &f); err != nil {
-		return false, Errors{{Origin: origin, Problem: "decode: " + err.Error(), Fix: "check the file against " + SchemaID}}
+		return chosen{}, Errors{{Origin: origin, Problem: "decode: " + err.Error(), Fix: "check the file against " + SchemaID}}
 	}
-	sourceSet, errs = applyFile(cfg, &f, origin)
+	set, errs = applyFile(cfg, &f, origin)
 	for _, e := range errs {
 		e.Line, e.Column = doc.locate(e.Pointer)
 	}
-	return sourceSet, errs
+	return set, errs
 }
 
 func readBounded(path string) ([]byte, error) {

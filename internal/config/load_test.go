@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -81,7 +82,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
   "$schema": "https://runlens.dev/schemas/config.schema.json",
   "telemetry": {"source": "aspire+http://localhost:18888", "apiKeyEnv": "ASPIRE_KEY",
                 "clickhouse": {"tracesTable": "t", "logsTable": "l"}},
-  "receiver": {"address": "127.0.0.1:4319", "enabled": false},
+  "receiver": {"address": "127.0.0.1:4319", "enabled": false, "allowedHosts": ["otel.internal"]},
   "store": {"path": "var/store.db", "retention": "2d", "maxBytes": 2097152},
   "docs": {"root": "site", "exclude": ["drafts/**"]},
   "commands": {
@@ -107,12 +108,13 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 		File:        filepath.Join(root, FileName),
 		LogLevel:    "info",
 		Telemetry: Telemetry{
-			Source:      Source{Kind: SourceAspire, Endpoint: "http://localhost:18888"},
-			APIKeyEnv:   "ASPIRE_KEY",
-			TracesTable: "t",
-			LogsTable:   "l",
+			Source:       Source{Kind: SourceAspire, Endpoint: "http://localhost:18888"},
+			SourceOrigin: "runlens.json telemetry.source",
+			APIKeyEnv:    "ASPIRE_KEY",
+			TracesTable:  "t",
+			LogsTable:    "l",
 		},
-		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false},
+		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false, AllowedHosts: []string{"otel.internal"}},
 		Store:    Store{Path: filepath.Join(root, "var", "store.db"), Retention: 48 * time.Hour, MaxBytes: 2097152},
 		Docs:     Docs{Root: filepath.Join(root, "site"), Exclude: []string{"drafts/**"}},
 		Commands: Commands{
@@ -198,7 +200,7 @@ func TestLaterLayersWin(t *testing.T) {
 			if cfg.MCP.Profile != tt.wantProfile {
 				t.Errorf("profile = %q, want %q", cfg.MCP.Profile, tt.wantProfile)
 			}
-			if cfg.Receiver != tt.wantReceiver {
+			if !reflect.DeepEqual(cfg.Receiver, tt.wantReceiver) {
 				t.Errorf("receiver = %+v, want %+v", cfg.Receiver, tt.wantReceiver)
 			}
 			if cfg.LogLevel != tt.wantLogLevel {
@@ -284,7 +286,7 @@ func TestProblemsAreReportedPrecisely(t *testing.T) {
 			name: "an unknown nested key lists the keys allowed there",
 			file: "{\"receiver\": {\n\t\"port\": 4318}}",
 			want: wantError{origin: FileName, pointer: "/receiver/port", line: 2, col: 2,
-				problem: `unknown key "port"`, fix: "address, enabled"},
+				problem: `unknown key "port"`, fix: "address, allowedHosts, enabled"},
 		},
 		{
 			name: "a wrong type says what was expected and what was found",
@@ -498,5 +500,157 @@ func TestLoaderNeedsTheReferencedSchemas(t *testing.T) {
 	_, err = NewLoader(data)
 	if err == nil || !strings.Contains(err.Error(), "conventions.schema.json") {
 		t.Errorf("NewLoader without the conventions schema = %v, want an error naming it", err)
+	}
+}
+
+func TestSQLiteSourceAndStorePathNameOneFile(t *testing.T) {
+	tests := []struct {
+		name          string
+		file          string
+		env           map[string]string
+		flags         Overrides
+		wantPath      string // relative to the project root
+		wantMustExist bool
+		wantOrigin    string
+	}{
+		{
+			name:     "without either setting both are the default file, which may be created",
+			wantPath: ".runlens/telemetry.db",
+		},
+		{
+			name:     "the --telemetry flag names the store that is read and written",
+			flags:    Overrides{Telemetry: "sqlite:data/custom.db"},
+			wantPath: "data/custom.db", wantMustExist: true, wantOrigin: "flag --telemetry",
+		},
+		{
+			name:     "RUNLENS_TELEMETRY names the store that is read and written",
+			env:      map[string]string{EnvTelemetry: "sqlite:env.db"},
+			wantPath: "env.db", wantMustExist: true, wantOrigin: "environment variable RUNLENS_TELEMETRY",
+		},
+		{
+			name:     "telemetry.source in the file names the store that is read and written",
+			file:     `{"telemetry": {"source": "sqlite:file.db"}}`,
+			wantPath: "file.db", wantMustExist: true, wantOrigin: "runlens.json telemetry.source",
+		},
+		{
+			name:     "a source in the environment wins over the file's store.path",
+			file:     `{"store": {"path": "file.db"}}`,
+			env:      map[string]string{EnvTelemetry: "sqlite:env.db"},
+			wantPath: "env.db", wantMustExist: true, wantOrigin: "environment variable RUNLENS_TELEMETRY",
+		},
+		{
+			name:     "a --store flag wins over a source in the environment and may be created",
+			env:      map[string]string{EnvTelemetry: "sqlite:env.db"},
+			flags:    Overrides{Store: "flag.db"},
+			wantPath: "flag.db",
+		},
+		{
+			name:     "store.path alone moves the source and may be created",
+			file:     `{"store": {"path": "var/store.db"}}`,
+			wantPath: "var/store.db",
+		},
+		{
+			name:       "a source naming the default file may still be created",
+			flags:      Overrides{Telemetry: "sqlite:.runlens/telemetry.db"},
+			wantPath:   ".runlens/telemetry.db",
+			wantOrigin: "flag --telemetry",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, tt.file)
+			cfg, err := testLoader(t).Load(root, envOf(tt.env), tt.flags)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			want := filepath.Join(root, filepath.FromSlash(tt.wantPath))
+			if cfg.Store.Path != want || cfg.Telemetry.Source.Path != want || cfg.Telemetry.Source.Kind != SourceSQLite {
+				t.Errorf("store %q, source %+v; want both %q", cfg.Store.Path, cfg.Telemetry.Source, want)
+			}
+			if cfg.Store.MustExist != tt.wantMustExist {
+				t.Errorf("MustExist = %v, want %v", cfg.Store.MustExist, tt.wantMustExist)
+			}
+			if cfg.Telemetry.SourceOrigin != tt.wantOrigin {
+				t.Errorf("SourceOrigin = %q, want %q", cfg.Telemetry.SourceOrigin, tt.wantOrigin)
+			}
+		})
+	}
+}
+
+func TestAFileNamingTwoDifferentStoresIsAnError(t *testing.T) {
+	root := project(t, "{\"telemetry\": {\"source\": \"sqlite:a.db\"},\n \"store\": {\"path\": \"b.db\"}}")
+	_, err := testLoader(t).Load(root, nil, Overrides{})
+	var e *Error
+	if !errors.As(err, &e) || e.Pointer != "/store/path" || e.Line != 2 || !strings.Contains(e.Problem, "two different files") {
+		t.Fatalf("Load error = %v, want /store/path at line 2 naming two different files", err)
+	}
+}
+
+func TestLenientLoadLeavesABrokenFileOutAndKeepsItsProblems(t *testing.T) {
+	tests := []struct {
+		name        string
+		file        string
+		wantPointer string
+		wantLine    int
+		wantCol     int
+		wantProblem string
+	}{
+		{
+			name:     "invalid JSON is kept with its line and column",
+			file:     "{\n  \"docs\": {\"root\": \"site\",}\n}",
+			wantLine: 2, wantCol: 27, wantProblem: "invalid JSON",
+		},
+		{
+			name:        "a key the schema does not know is kept with its pointer and position",
+			file:        "{\n  \"docs\": {\"rooot\": \"site\"}\n}",
+			wantPointer: "/docs/rooot", wantLine: 2, wantCol: 12, wantProblem: `unknown key "rooot"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, tt.file)
+			cfg, err := testLoader(t).LoadLenient(root, envOf(map[string]string{EnvProfile: "compact"}), Overrides{Receiver: "127.0.0.1:9"})
+			if err != nil {
+				t.Fatalf("LoadLenient: %v", err)
+			}
+			if len(cfg.FileProblems) == 0 {
+				t.Fatal("no FileProblems for a broken file")
+			}
+			e := cfg.FileProblems[0]
+			if e.Pointer != tt.wantPointer || e.Line != tt.wantLine || e.Column != tt.wantCol || !strings.Contains(e.Problem, tt.wantProblem) {
+				t.Errorf("problem = %+v, want %s at %d:%d saying %q", e, tt.wantPointer, tt.wantLine, tt.wantCol, tt.wantProblem)
+			}
+			if got := e.Location(root); got != fmt.Sprintf("runlens.json:%d:%d", tt.wantLine, tt.wantCol) {
+				t.Errorf("Location = %q, want the file relative to the project root", got)
+			}
+			if cfg.File != filepath.Join(root, FileName) || cfg.Docs.Root != filepath.Join(root, DefaultDocsRoot) {
+				t.Errorf("file %q, docs root %q; want the file named and its settings left out", cfg.File, cfg.Docs.Root)
+			}
+			if cfg.MCP.Profile != "compact" || cfg.Receiver.Address != "127.0.0.1:9" {
+				t.Errorf("profile %q, receiver %q; want the environment and flags still applied", cfg.MCP.Profile, cfg.Receiver.Address)
+			}
+		})
+	}
+}
+
+func TestLenientLoadStillRefusesABadFlagAndAppliesAGoodFile(t *testing.T) {
+	root := project(t, `{"docs": {"root": "site"}}`)
+	if _, err := testLoader(t).LoadLenient(root, nil, Overrides{Profile: "tiny"}); err == nil {
+		t.Error("a bad --profile loaded leniently")
+	}
+	cfg, err := testLoader(t).LoadLenient(root, nil, Overrides{})
+	if err != nil || cfg.FileProblems != nil || cfg.Docs.Root != filepath.Join(root, "site") {
+		t.Fatalf("a valid file loaded leniently: %v, problems %v, docs root %q", err, cfg.FileProblems, cfg.Docs.Root)
+	}
+}
+
+func TestLoadWithoutFileLocatesTheProblemsByPointer(t *testing.T) {
+	root := project(t, "{\n  \"conventions\": {\"preset\": \"otel\"}\n}")
+	cfg, err := testLoader(t).LoadWithoutFile(root, nil, Overrides{}, Errors{{Origin: filepath.Join(root, FileName), Pointer: "/conventions", Problem: "does not load"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := cfg.FileProblems[0]; e.Line != 2 || e.Column != 3 || cfg.Conventions.Document != nil {
+		t.Errorf("problem %+v, conventions %s; want it located at 2:3 and the file left out", e, cfg.Conventions.Document)
 	}
 }

@@ -68,8 +68,9 @@ func flagLayer(o Overrides) layer {
 	}
 }
 
-// applyLayer lays one set of overrides over cfg; sourceSet reports whether it chose a source.
-func applyLayer(cfg *Config, l layer) (sourceSet bool, errs Errors) {
+// applyLayer lays one set of overrides over cfg; set says which of the settings naming the
+// store file it chose.
+func applyLayer(cfg *Config, l layer) (set chosen, errs Errors) {
 	bad := func(s setting, problem, fix string) {
 		errs = append(errs, &Error{Origin: s.origin, Problem: problem, Fix: fix})
 	}
@@ -78,7 +79,8 @@ func applyLayer(cfg *Config, l layer) (sourceSet bool, errs Errors) {
 		if err != nil {
 			bad(s, err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
 		} else {
-			cfg.Telemetry.Source, sourceSet = src, true
+			cfg.Telemetry.Source, set.source = src, true
+			cfg.Telemetry.SourceOrigin = s.origin
 		}
 	}
 	if s := l.profile; s.value != "" {
@@ -98,7 +100,7 @@ func applyLayer(cfg *Config, l layer) (sourceSet bool, errs Errors) {
 		}
 	}
 	if s := l.store; s.value != "" {
-		cfg.Store.Path = resolve(cfg.ProjectRoot, s.value)
+		cfg.Store.Path, set.store = resolve(cfg.ProjectRoot, s.value), true
 	}
 	if s := l.logLevel; s.value != "" {
 		switch s.value {
@@ -108,7 +110,7 @@ func applyLayer(cfg *Config, l layer) (sourceSet bool, errs Errors) {
 			bad(s, fmt.Sprintf("expected debug, info, warn or error, got %s", quoteValue(s.value)), "use debug, info, warn or error")
 		}
 	}
-	return sourceSet, errs
+	return set, errs
 }
 
 // checkAddress accepts host:port with a numeric port.

@@ -186,13 +186,6 @@ func fmtMs(v *float64) string {
 	return fmt.Sprintf("%.1fms", *v)
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 func short(id string) string {
 	if len(id) > 16 {
 		return id[:16] + "…"

@@ -35,8 +35,8 @@ func TestDemoEndToEnd(t *testing.T) {
 		"payment declined for order",
 		"get_run ",
 		"INSERT orders",
-		"get_last_job_result nightly-invoices → succeeded, exit code 0, previous run failed",
-		"analyze_service_performance shop-api → 60 spans",
+		"get_last_job_result nightly-invoices → ok (succeeded), exit code 0, previous run error",
+		"analyze_service_performance shop-api → 30 spans",
 		"SELECT orders GROUP BY day",
 	} {
 		if !strings.Contains(text, want) {

@@ -125,9 +125,23 @@ func headingStart(h *ast.Heading, src []byte) int {
 
 // blockText appends the readable text of a block: code and raw HTML verbatim (a word inside a
 // fence is body text, and a "#" line in it is not a heading), paragraphs without their markup.
+// What a reader never sees as text is left out: HTML comments, and tables of contents (a list
+// of nothing but links to headings of the same page, or a [TOC] marker).
 func blockText(n ast.Node, src []byte, out *strings.Builder) {
+	if isTableOfContents(n, src) {
+		return
+	}
 	switch n := n.(type) {
-	case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock:
+	case *ast.HTMLBlock:
+		if n.HTMLBlockType == ast.HTMLBlockType2 { // <!-- a comment -->
+			return
+		}
+		lines := n.Lines()
+		for i := 0; i < lines.Len(); i++ {
+			seg := lines.At(i)
+			out.Write(seg.Value(src))
+		}
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
 		lines := n.Lines()
 		for i := 0; i < lines.Len(); i++ {
 			seg := lines.At(i)
@@ -144,6 +158,49 @@ func blockText(n ast.Node, src []byte, out *strings.Builder) {
 			blockText(c, src, out)
 		}
 	}
+}
+
+// isTableOfContents reports whether a block is a table of contents: a [TOC]-style marker
+// paragraph, or a list whose every item is only links to anchors of the same page (#…),
+// nested lists included.
+func isTableOfContents(n ast.Node, src []byte) bool {
+	switch n := n.(type) {
+	case *ast.Paragraph:
+		t := strings.ToLower(strings.TrimSpace(inlineText(n, src)))
+		return t == "[toc]" || t == "[[toc]]" || t == "[[_toc_]]" || t == "${toc}"
+	case *ast.List:
+		return n.ChildCount() > 0 && onlyAnchorLinks(n, src)
+	}
+	return false
+}
+
+// onlyAnchorLinks reports whether n holds at least one link and nothing but links to #anchors
+// (and the list structure around them).
+func onlyAnchorLinks(n ast.Node, src []byte) bool {
+	links := 0
+	ok := true
+	var walk func(ast.Node)
+	walk = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil && ok; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Link:
+				if !strings.HasPrefix(string(c.Destination), "#") {
+					ok = false
+				}
+				links++
+			case *ast.Text:
+				if strings.TrimSpace(string(c.Segment.Value(src))) != "" {
+					ok = false
+				}
+			case *ast.List, *ast.ListItem, *ast.Paragraph, *ast.TextBlock:
+				walk(c)
+			default:
+				ok = false
+			}
+		}
+	}
+	walk(n)
+	return ok && links > 0
 }
 
 // inlineText is the text a reader sees in a paragraph or heading: link and emphasis markup

@@ -41,6 +41,9 @@ type Hit struct {
 	Snippet string
 	// Score is the relevance, rounded to four decimals; higher is better.
 	Score float64
+	// Matched are the query's words this document contains, in query order: a hit that
+	// matches one word of three says so.
+	Matched []string
 }
 
 // SearchResult is one page of search hits.
@@ -50,6 +53,8 @@ type SearchResult struct {
 	Total int
 	// Fingerprint is the corpus state the page was cut from; bind cursors to it.
 	Fingerprint string
+	// Unmatched are the query's words no document contains.
+	Unmatched []string
 }
 
 // Search ranks documents for a free-text query and returns the page [offset, offset+limit) in
@@ -64,6 +69,11 @@ func (c *Corpus) Search(ctx context.Context, query string, limit, offset int) (S
 	limit, offset = max(1, min(limit, maxPage)), max(0, offset)
 	ranked, total := c.idx.rank(terms, offset+limit)
 	res := SearchResult{Total: total, Fingerprint: c.idx.fingerprint()}
+	for _, t := range terms {
+		if c.idx.terms[t] == nil {
+			res.Unmatched = append(res.Unmatched, t)
+		}
+	}
 	want := make(map[string]bool, len(terms))
 	for _, t := range terms {
 		want[t] = true
@@ -76,15 +86,28 @@ func (c *Corpus) Search(ctx context.Context, query string, limit, offset int) (S
 			Section: section,
 			Snippet: snippet,
 			Score:   r.score,
+			Matched: r.matched(terms),
 		})
 	}
 	return res, nil
 }
 
-// scored is a document with its relevance.
+// scored is a document with its relevance and which terms it matched (bit i: terms[i]).
 type scored struct {
 	doc   *document
 	score float64
+	mask  uint64
+}
+
+// matched lists the terms of the mask, in query order.
+func (s scored) matched(terms []string) []string {
+	var out []string
+	for i, t := range terms {
+		if i < 64 && s.mask&(1<<i) != 0 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // rank scores every document containing at least one term. It returns how many matched and the
@@ -103,7 +126,8 @@ func (x *index) rank(terms []string, keep int) ([]scored, int) {
 		}
 	}
 	scores := make(map[*document]float64, size)
-	for _, t := range terms {
+	masks := make(map[*document]uint64, size)
+	for ti, t := range terms {
 		e := x.terms[t]
 		if e == nil {
 			continue
@@ -114,11 +138,14 @@ func (x *index) rank(terms []string, keep int) ([]scored, int) {
 			norm := max(1, 1-bm25B+bm25B*float64(p.doc.bodyLen)/avgBody)
 			tf := titleWeight*float64(p.title) + headingWeight*float64(p.heading) + bodyWeight*float64(p.body)/norm
 			scores[p.doc] += idf * tf * (bm25K1 + 1) / (bm25K1 + tf)
+			if ti < 64 {
+				masks[p.doc] |= 1 << ti
+			}
 		}
 	}
 	best := make(scoredHeap, 0, min(keep, len(scores)))
 	for d, s := range scores {
-		best.offer(scored{doc: d, score: math.Round(s*1e4) / 1e4}, keep)
+		best.offer(scored{doc: d, score: math.Round(s*1e4) / 1e4, mask: masks[d]}, keep)
 	}
 	slices.SortFunc(best, func(a, b scored) int {
 		switch {

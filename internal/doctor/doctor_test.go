@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
 func TestRunIsolatesAFamilyThatPanicsOrFails(t *testing.T) {
@@ -162,5 +163,39 @@ func TestWorkspaceFamilyReportsAnInvalidConfiguration(t *testing.T) {
 	c := rep.Families[0].Checks[0]
 	if c.Status != Fail || !strings.Contains(c.Summary, "/docs/rooot") || c.Fix == "" {
 		t.Fatalf("check = %+v", c)
+	}
+}
+
+// fixedProblem is an error carrying its own fix, as the app's missing-store error does.
+type fixedProblem struct{ msg, fix string }
+
+func (p fixedProblem) Error() string { return p.msg }
+func (p fixedProblem) Fix() string   { return p.fix }
+
+func TestASourceProblemFailsTheSourceAndStoreFamiliesWithItsOwnFix(t *testing.T) {
+	problem := fixedProblem{msg: "the telemetry store sqlite:gone.db does not exist", fix: "Create it with `runlens collect --store gone.db`."}
+	d := Deps{
+		Telemetry:     fakeSource{info: telemetry.SourceInfo{Kind: "embedded", Reachable: true}},
+		SourceProblem: func() error { return problem },
+		Store:         func(context.Context) (*store.Store, error) { return nil, problem },
+	}
+	rep := Run(context.Background(), Families(d, ""), "")
+	src, _ := checkByName(rep, "source_exists")
+	if src.Status != Fail || src.Summary != "The telemetry store sqlite:gone.db does not exist." || src.Fix != problem.fix {
+		t.Errorf("source_exists = %+v, want a fail with the problem's own fix", src)
+	}
+	open, _ := checkByName(rep, "store_open")
+	if open.Status != Fail || !strings.Contains(open.Summary, "gone.db") || open.Fix != problem.fix {
+		t.Errorf("store_open = %+v, want a fail with the problem's own fix", open)
+	}
+}
+
+func TestWorkspaceFamilyShowsAConfigProblemsOwnLocationAndFix(t *testing.T) {
+	problem := fixedProblem{msg: "Invalid configuration at runlens.json:2:27: invalid JSON.", fix: "Correct the JSON syntax at this position."}
+	d := Deps{ConfigFile: "runlens.json", CheckConfig: func() error { return problem }}
+	rep := Run(context.Background(), Families(d, ""), FamilyWorkspace)
+	c := rep.Families[0].Checks[0]
+	if c.Name != "config_valid" || c.Status != Fail || c.Summary != problem.msg || c.Fix != problem.fix {
+		t.Fatalf("check = %+v, want the problem's own summary and fix", c)
 	}
 }

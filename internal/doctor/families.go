@@ -31,11 +31,17 @@ type Deps struct {
 	SourceEndpoint string
 	// Store opens the embedded store; nil when the source is not embedded.
 	Store func(ctx context.Context) (*store.Store, error)
+	// SourceProblem says why the configured source cannot answer before it is asked (a
+	// sqlite source naming a file that does not exist); nil, or a nil error, when none is known.
+	// An error that is a Fixer carries its own fix.
+	SourceProblem func() error
 	// ReceiverAddr is the OTLP receiver address; ReceiverEnabled is false when it is off.
 	ReceiverAddr    string
 	ReceiverEnabled bool
-	Docs            *docs.Corpus
-	Commands        *commands.Runner
+	// Receiver says who receives on ReceiverAddr; nil falls back to dialling the address.
+	Receiver func(ctx context.Context) Receiver
+	Docs     *docs.Corpus
+	Commands *commands.Runner
 	// AllowRemoteEndpoints lets the endpoint probe reach addresses other than loopback.
 	AllowRemoteEndpoints bool
 	Now                  func() time.Time
@@ -74,6 +80,12 @@ func Families(d Deps, probe string) []Family {
 func sourceChecks(ctx context.Context, d Deps, probe string) ([]Check, error) {
 	if probe != "" {
 		return []Check{probeEndpoint(ctx, d, probe)}, nil
+	}
+	if d.SourceProblem != nil {
+		if err := d.SourceProblem(); err != nil {
+			return []Check{{Name: "source_exists", Status: Fail, Summary: sentence(err.Error()),
+				Fix: fixOf(err, "Check telemetry.source in runlens.json, RUNLENS_TELEMETRY and --telemetry.")}}, nil
+		}
 	}
 	if d.Telemetry == nil {
 		return []Check{{Name: "source_configured", Status: Fail, Summary: "No telemetry source is configured.", Fix: "Set telemetry.source in runlens.json or RUNLENS_TELEMETRY."}}, nil
@@ -152,7 +164,14 @@ func storeChecks(ctx context.Context, d Deps) ([]Check, error) {
 	}
 	st, err := d.Store(ctx)
 	if err != nil {
-		return []Check{{Name: "store_open", Status: Fail, Summary: "The embedded store cannot be opened.", Fix: "Check that the store folder (.runlens/ by default) is writable, or remove a corrupt telemetry.db."}}, nil
+		summary := "The embedded store cannot be opened."
+		var f Fixer
+		if errors.As(err, &f) {
+			summary = sentence(err.Error())
+		}
+		return []Check{{Name: "store_open", Status: Fail, Summary: summary,
+			Fix: fixOf(err, "Check that the store folder (.runlens/ by default) is writable, or remove a corrupt telemetry.db.")},
+			receiverCheck(ctx, d)}, nil
 	}
 	stats, err := st.Stats(ctx)
 	if err != nil {
@@ -174,8 +193,36 @@ func storeChecks(ctx context.Context, d Deps) ([]Check, error) {
 	return checks, nil
 }
 
-// receiverCheck dials the receiver address.
+// Receiver is who receives on the project's receiver address, as the app found out.
+type Receiver struct {
+	// State is hosted, shared, foreign, off or unknown (get_app_status.source.receiver.state).
+	State string
+	// Note says what the state means; Fix what to do about it.
+	Note, Fix string
+}
+
+// receiverCheck reports whose receiver listens on the configured address: this project's
+// passes; another store's, or a program that is not runlens, fails (the app's telemetry lands
+// elsewhere); none warns.
 func receiverCheck(ctx context.Context, d Deps) Check {
+	if d.Receiver == nil {
+		return dialReceiver(ctx, d)
+	}
+	r := d.Receiver(ctx)
+	c := Check{Name: "receiver_listening", Summary: r.Note, Fix: r.Fix}
+	switch r.State {
+	case "hosted", "shared":
+		c.Status = Pass
+	case "foreign":
+		c.Status = Fail
+	default:
+		c.Status = Warn
+	}
+	return c
+}
+
+// dialReceiver checks only that something listens on the receiver address.
+func dialReceiver(ctx context.Context, d Deps) Check {
 	if !d.ReceiverEnabled {
 		return Check{Name: "receiver_listening", Status: Warn, Summary: "The OTLP receiver is turned off.", Fix: "Remove --receiver off / RUNLENS_RECEIVER=off, or run `runlens collect`."}
 	}
@@ -198,7 +245,13 @@ func workspaceChecks(ctx context.Context, d Deps) ([]Check, error) {
 		checks = append(checks, Check{Name: "config_valid", Status: Pass, Summary: "No runlens.json; the documented defaults apply."})
 	case d.CheckConfig != nil:
 		if err := d.CheckConfig(); err != nil {
-			checks = append(checks, Check{Name: "config_valid", Status: Fail, Summary: "runlens.json is invalid: " + firstLine(err.Error()), Fix: "Fix the key named above; the published config.schema.json lists every key."})
+			summary := "runlens.json is invalid: " + firstLine(err.Error())
+			var f Fixer
+			if errors.As(err, &f) {
+				summary = firstLine(err.Error()) // it names the file and position itself
+			}
+			checks = append(checks, Check{Name: "config_valid", Status: Fail, Summary: summary,
+				Fix: fixOf(err, "Fix the key named above; the published config.schema.json lists every key.")})
 		} else {
 			checks = append(checks, Check{Name: "config_valid", Status: Pass, Summary: "runlens.json is valid."})
 		}
@@ -263,6 +316,35 @@ func clientChecks(d Deps) ([]Check, error) {
 
 // HostFiles are the project-scoped MCP registration files of the hosts runlens knows.
 var HostFiles = []string{".mcp.json", ".codex/config.toml", ".vscode/mcp.json", ".cursor/mcp.json"}
+
+// Fixer is an error that knows what a person should do about it; the doctor shows its fix
+// rather than a generic one.
+type Fixer interface {
+	error
+	Fix() string
+}
+
+// fixOf returns err's own fix when it has one, else fallback.
+func fixOf(err error, fallback string) string {
+	var f Fixer
+	if errors.As(err, &f) && f.Fix() != "" {
+		return f.Fix()
+	}
+	return fallback
+}
+
+// sentence capitalises s and ends it with a full stop, for a summary built from an error.
+func sentence(s string) string {
+	s = firstLine(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
 
 func roundAge(d time.Duration) string {
 	switch {

@@ -153,3 +153,37 @@ func TestStoreFamilyReportsSizeIntegrityAndReceiver(t *testing.T) {
 		t.Errorf("receiver = %+v", c)
 	}
 }
+
+func TestReceiverCheckFollowsWhoHoldsTheAddress(t *testing.T) {
+	st := openStore(t)
+	tests := []struct {
+		name  string
+		state string
+		want  Status
+	}{
+		{"this process hosting the receiver passes", "hosted", Pass},
+		{"another runlens on this project's store passes", "shared", Pass},
+		{"another store's receiver or another program fails", "foreign", Fail},
+		{"nothing listening warns", "off", Warn},
+		{"a holder that did not answer warns", "unknown", Warn},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deps{
+				Store:        func(context.Context) (*store.Store, error) { return st, nil },
+				ReceiverAddr: "127.0.0.1:4318", ReceiverEnabled: true,
+				Receiver: func(context.Context) Receiver {
+					return Receiver{State: tt.state, Note: "note for " + tt.state, Fix: "fix for " + tt.state}
+				},
+			}
+			rep := Run(context.Background(), Families(d, ""), FamilyStore)
+			c, ok := checkByName(rep, "receiver_listening")
+			if !ok || c.Status != tt.want || c.Summary != "note for "+tt.state {
+				t.Fatalf("receiver check = %+v, want %s with the app's note", c, tt.want)
+			}
+			if c.Status != Pass && c.Fix != "fix for "+tt.state {
+				t.Errorf("fix = %q, want the app's fix", c.Fix)
+			}
+		})
+	}
+}

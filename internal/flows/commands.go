@@ -94,12 +94,15 @@ func (f *Flows) ExecuteCommand(ctx context.Context, in gen.ExecuteCommandInput) 
 	if cmd, ok := f.Commands.Lookup(in.Command); ok {
 		timeout = f.Commands.Timeout(cmd, requested)
 	}
+	tel := f.commandTelemetry(ctx)
+	started := f.Now()
 	res, err := f.Commands.Execute(ctx, in.Command, in.Args, commands.ExecuteOptions{
 		Timeout: requested,
 		Progress: func(elapsed time.Duration, bytes int64) {
 			callctx.Progress(ctx, elapsed.Seconds(), timeout.Seconds(),
 				fmt.Sprintf("%s: running for %s, %d bytes of output", in.Command, elapsed.Truncate(time.Second), bytes))
 		},
+		Env: tel.env,
 	})
 	if err != nil {
 		return gen.ExecuteCommandOutput{}, commandErr(err, in.Command, f.Commands.Catalog())
@@ -121,6 +124,7 @@ func (f *Flows) ExecuteCommand(ctx context.Context, in gen.ExecuteCommandInput) 
 		return out, nil
 	}
 	out.OutputTail = f.redact(toValidUTF8(res.Tail))
+	out.Telemetry, out.TelemetryNote = tel.report(ctx, f, started, in.Detail == gen.DetailFull)
 	return out, nil
 }
 

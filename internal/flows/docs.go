@@ -46,7 +46,7 @@ func (f *Flows) SearchDocs(ctx context.Context, in gen.SearchDocsInput) (gen.Sea
 	if bound != "" && bound != res.Fingerprint {
 		return gen.SearchDocsOutput{}, &shape.CursorError{Reason: shape.CursorDataChanged}
 	}
-	var out gen.SearchDocsOutput
+	out := gen.SearchDocsOutput{UnmatchedTerms: res.Unmatched}
 	if in.Detail == gen.DetailSummary {
 		out.Page = gen.Page{Total: ptr(res.Total), Truncated: res.Total > 0}
 		return out, nil
@@ -54,6 +54,7 @@ func (f *Flows) SearchDocs(ctx context.Context, in gen.SearchDocsInput) (gen.Sea
 	for _, h := range res.Hits {
 		out.Matches = append(out.Matches, gen.SearchDocsOutputMatch{
 			Slug: h.Slug, Title: h.Title, Section: optStr(h.Section), Snippet: h.Snippet, Score: h.Score,
+			MatchedTerms: h.Matched,
 		})
 	}
 	out.Count = len(out.Matches)

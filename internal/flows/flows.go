@@ -4,6 +4,7 @@
 package flows
 
 import (
+	"context"
 	"time"
 
 	"github.com/runlens/runlens/gen"
@@ -11,6 +12,7 @@ import (
 	"github.com/runlens/runlens/internal/docs"
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/stack"
 )
 
 // Deps are the ports the flows read. A nil port makes its tools answer with a domain error that
@@ -24,12 +26,18 @@ type Deps struct {
 	Commands *commands.Runner
 	// Doctor runs the workspace checks.
 	Doctor Doctor
+	// Receiver says who receives OTLP on the project's receiver address, for
+	// get_app_status.source.receiver; nil leaves it out.
+	Receiver func(ctx context.Context) *gen.GetAppStatusOutputSourceReceiver
 	// Redactor scrubs secrets from text a flow builds itself (command output); the server
 	// redacts every answer again on the way out.
 	Redactor *shape.Redactor
 	// Cursors mints and checks the opaque page cursors of every tool; the app keys it from the
 	// project's key file so cursors survive a restart.
 	Cursors *shape.Codec
+	// Stacks maps recorded stack traces onto the project's files (opened once, on first use);
+	// nil, or a nil answer, leaves locations out of the answers.
+	Stacks func(ctx context.Context) *stack.Project
 	// Now is the clock; tests pin it.
 	Now func() time.Time
 }

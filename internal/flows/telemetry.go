@@ -32,6 +32,9 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 	if info.NewestDataMs > 0 {
 		out.Source.NewestDataUnixMs = ptr(int(info.NewestDataMs))
 	}
+	if f.Receiver != nil {
+		out.Source.Receiver = f.Receiver(ctx)
+	}
 	st, err := src.Status(ctx, telemetry.StatusQuery{Window: w, Service: deref(in.Service)})
 	if err != nil {
 		if errors.Is(err, telemetry.ErrUnreachable) {
@@ -89,7 +92,7 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 		limit = 1 // only the total is reported; read as little as possible
 	}
 	page, err := src.Runs(ctx, telemetry.RunsQuery{
-		Window: w, Service: deref(in.Service), Domain: deref(in.Domain), Status: derefStatus(in.Status),
+		Window: w, Service: deref(in.Service), Domain: deref(in.Domain), Status: derefStatus(in.Status), Invocation: deref(in.Invocation),
 		Offset: offset, Limit: limit, AsOf: snap.AsOf,
 	})
 	if err != nil {
@@ -167,6 +170,13 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 		return out, nil
 	}
+	proj, frames := f.project(ctx), standardFrames
+	if full {
+		frames = fullFrames
+	}
+	// failedAt is where the run failed in the project: the location of the error span that
+	// carries the run's error message, else of the first error span with one.
+	failedAt, failedAtOrigin := "", false
 	for _, s := range tree {
 		sp := gen.GetRunOutputSpan{
 			SpanID: s.SpanID, ParentSpanID: optStr(s.ParentSpanID), Name: s.Name, Service: s.Service,
@@ -176,7 +186,17 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		if full && len(s.Attributes) > 0 {
 			sp.Attributes = s.Attributes
 		}
+		if s.Failure != nil {
+			loc, fr := f.locateSpan(proj, s.Failure, frames)
+			sp.Location, sp.Frames = optStr(loc), fr
+			if loc != "" && (failedAt == "" || (s.ErrorMessage == run.ErrorMessage && !failedAtOrigin)) {
+				failedAt, failedAtOrigin = loc, s.ErrorMessage == run.ErrorMessage
+			}
+		}
 		out.Spans = append(out.Spans, sp)
+	}
+	if failedAt != "" && run.ErrorMessage != "" {
+		out.Summary = fmt.Sprintf("%s failed at %s: %s", run.Name, failedAt, run.ErrorMessage)
 	}
 	out.CriticalPath = telemetry.CriticalPath(run.Spans)
 	for _, l := range run.Logs {
@@ -221,7 +241,7 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 	if err != nil {
 		return gen.GetRecentErrorsOutput{}, err
 	}
-	rep, err := src.Errors(ctx, telemetry.ErrorsQuery{Window: w, Service: deref(in.Service), Domain: deref(in.Domain), AsOf: snap.AsOf})
+	rep, err := src.Errors(ctx, telemetry.ErrorsQuery{Window: w, Service: deref(in.Service), Domain: deref(in.Domain), AsOf: snap.AsOf, Invocation: deref(in.Invocation)})
 	if err != nil {
 		return gen.GetRecentErrorsOutput{}, telemetryErr(err)
 	}
@@ -236,12 +256,15 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 		limit = 20
 	}
 	lo := min(offset, total)
-	for _, g := range rep.Groups[lo:min(lo+limit, total)] {
+	page := rep.Groups[lo:min(lo+limit, total)]
+	locs, snippets := f.locateGroups(ctx, src, page, in.Detail == gen.DetailFull)
+	for i, g := range page {
 		out.Groups = append(out.Groups, gen.GetRecentErrorsOutputGroup{
 			Service: g.Service, Domain: g.Domain, Count: int(g.Count),
 			FirstSeenUnixMs: int(g.FirstSeenMs), LastSeenUnixMs: int(g.LastSeenMs),
 			SampleMessage: g.SampleMessage, Fingerprint: g.Fingerprint, ExceptionType: optStr(g.ExceptionType),
 			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: g.TraceIDs,
+			Location: optStr(locs[i]), Snippet: optStr(snippets[i]),
 		})
 	}
 	out.Page = f.page(gen.ToolGetRecentErrors, in, snap, lo, len(out.Groups), total, false)

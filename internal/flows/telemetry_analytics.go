@@ -40,7 +40,7 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 	if limit <= 0 {
 		limit = 5
 	}
-	q := telemetry.PerformanceQuery{Window: w, Service: in.Service, Operation: deref(in.Operation), TopN: limit}
+	q := telemetry.PerformanceQuery{Window: w, Service: in.Service, Operation: deref(in.Operation), TopN: limit, Invocation: deref(in.Invocation)}
 	p, err := src.ServicePerformance(ctx, q)
 	if err != nil {
 		return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)

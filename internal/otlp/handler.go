@@ -46,6 +46,12 @@ type Options struct {
 	MaxConcurrent int
 	// Logger receives refused requests (debug) and sink failures (warn); nil discards.
 	Logger *slog.Logger
+	// AllowedHosts are host names accepted in Host and Origin besides the loopback ones
+	// (127.0.0.0/8, ::1, localhost), compared without case; see guard.
+	AllowedHosts []string
+	// StoreID, when set, is served at IdentityPath (see StoreID), so another runlens process
+	// finding the port taken can tell whether this receiver writes its store.
+	StoreID string
 }
 
 // Sink stores decoded batches. It returns how many records it accepted and rejected, and
@@ -66,7 +72,8 @@ type receiver struct {
 
 // NewHandler returns the handler for POST /v1/traces, /v1/logs and /v1/metrics. Metrics are
 // read, answered 200 and dropped: runlens's tools do not use them, and refusing them would make
-// an exporter configured with one endpoint for all signals log errors forever.
+// an exporter configured with one endpoint for all signals log errors forever. Every request
+// first passes the guard: a loopback (or configured) Host and no foreign Origin.
 func NewHandler(sink Sink, o Options) http.Handler {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
@@ -86,7 +93,10 @@ func NewHandler(sink Sink, o Options) http.Handler {
 	mux.Handle(TracesPath, rc.serve(signalTraces))
 	mux.Handle(LogsPath, rc.serve(signalLogs))
 	mux.Handle(MetricsPath, rc.serve(signalMetrics))
-	return mux
+	if o.StoreID != "" {
+		mux.Handle(IdentityPath, identityHandler(o.StoreID))
+	}
+	return newGuard(mux, o.AllowedHosts, log.Debug)
 }
 
 // signalKind is one of the OTLP signals.

@@ -64,6 +64,9 @@ type SpanRow struct {
 	Attributes conventions.Attributes
 	// Events are the span's events; nil when the scan did not ask for them.
 	Events []SpanEvent
+	// Resource are the resource attributes of the process that sent the span; nil when the
+	// scan did not ask for them.
+	Resource conventions.Attributes
 }
 
 // SpanEvent is one span event (exception events carry exception.type, exception.message and
@@ -95,6 +98,9 @@ type LogRow struct {
 	Body string
 	// Attributes are the record's own attributes; nil when the scan did not ask for them.
 	Attributes conventions.Attributes
+	// Resource are the resource attributes of the process that sent the record; nil when the
+	// scan did not ask for them.
+	Resource conventions.Attributes
 }
 
 // IsError reports whether the record is an error signal (TELEMETRY.md).
@@ -109,7 +115,13 @@ const (
 	FieldAttributes Fields = 1 << iota
 	// FieldEvents asks for span events.
 	FieldEvents
+	// FieldResource asks for the resource attributes.
+	FieldResource
 )
+
+// InvocationKey is the resource attribute execute_command gives the processes of one command
+// run, so their telemetry can be told apart from everything else the store holds.
+const InvocationKey = "runlens.invocation.id"
 
 // SpanScan selects spans. Zero fields do not filter.
 type SpanScan struct {
@@ -136,6 +148,8 @@ type SpanScan struct {
 	AsOf int64
 	// Fields selects the optional parts returned.
 	Fields Fields
+	// Invocation keeps the spans of processes whose InvocationKey resource attribute is it.
+	Invocation string
 }
 
 // LogScan selects log records. Zero fields do not filter.
@@ -150,6 +164,8 @@ type LogScan struct {
 	Oldest   bool
 	AsOf     int64
 	Fields   Fields
+	// Invocation keeps the records of processes whose InvocationKey resource attribute is it.
+	Invocation string
 }
 
 // SpanBatch is the answer of a span scan.
@@ -198,6 +214,8 @@ func MatchSpan(s *SpanScan, r *SpanRow) bool {
 		return false
 	case len(s.AttrKeys) > 0 && !hasAttr(r.Attributes, s.AttrKeys, s.AttrValue):
 		return false
+	case s.Invocation != "" && r.Resource[InvocationKey] != s.Invocation:
+		return false
 	}
 	return true
 }
@@ -212,6 +230,8 @@ func MatchLog(s *LogScan, r *LogRow) bool {
 	case s.ErrorsOnly && !r.IsError():
 		return false
 	case len(s.TraceIDs) > 0 && !contains(s.TraceIDs, r.TraceID):
+		return false
+	case s.Invocation != "" && r.Resource[InvocationKey] != s.Invocation:
 		return false
 	}
 	return true

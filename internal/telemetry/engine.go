@@ -118,10 +118,12 @@ type (
 	}
 )
 
-// capability returns the backend as capability C, unless the engine scans only.
-func capability[C any](e *Engine) (C, bool) {
+// capability returns the backend as capability C, unless the engine scans only or the query
+// is about one command invocation (no backend keeps rollups per invocation: its telemetry is
+// small and recent, and scans read it fast).
+func capability[C any](e *Engine, invocation ...string) (C, bool) {
 	var zero C
-	if e.scansOnly {
+	if e.scansOnly || (len(invocation) > 0 && invocation[0] != "") {
 		return zero, false
 	}
 	c, ok := e.b.(C)

@@ -79,13 +79,13 @@ func PickLastJob(jobs []JobResult, idx []int, q JobQuery, maxHints int) JobResul
 // ServicePerformance implements Source: latency and errors over the service's entry spans
 // (with an operation: over that operation's spans, entry or not).
 func (e *Engine) ServicePerformance(ctx context.Context, q PerformanceQuery) (Performance, error) {
-	if c, ok := capability[PerformanceAggregator](e); ok {
+	if c, ok := capability[PerformanceAggregator](e, q.Invocation); ok {
 		p, handled, err := c.AggregatePerformance(ctx, q, e.conv)
 		if err != nil || handled {
 			return p, err
 		}
 	}
-	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service})
+	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
 	if err != nil {
 		return Performance{}, err
 	}

@@ -18,9 +18,9 @@ type occurrenceSet struct {
 // occurrences computes the window's error occurrences from scans: the window's error spans,
 // their whole traces (to find each failure's origin and run), the traces' error logs, and the
 // window's error logs (those outside any failing trace are occurrences of their own).
-func (e *Engine) occurrences(ctx context.Context, w Window, asOf int64) (occurrenceSet, error) {
+func (e *Engine) occurrences(ctx context.Context, w Window, asOf int64, invocation string) (occurrenceSet, error) {
 	var set occurrenceSet
-	errSpans, err := e.scanSpans(ctx, SpanScan{Window: w, ErrorsOnly: true, AsOf: asOf})
+	errSpans, err := e.scanSpans(ctx, SpanScan{Window: w, ErrorsOnly: true, AsOf: asOf, Invocation: invocation})
 	if err != nil {
 		return set, err
 	}
@@ -29,7 +29,7 @@ func (e *Engine) occurrences(ctx context.Context, w Window, asOf int64) (occurre
 	for _, s := range errSpans.Spans {
 		traceSet[s.TraceID] = true
 	}
-	errLogs, err := e.scanLogs(ctx, LogScan{Window: w, ErrorsOnly: true, AsOf: asOf, Fields: FieldAttributes})
+	errLogs, err := e.scanLogs(ctx, LogScan{Window: w, ErrorsOnly: true, AsOf: asOf, Fields: FieldAttributes, Invocation: invocation})
 	if err != nil {
 		return set, err
 	}
@@ -109,13 +109,13 @@ func (e *Engine) traceRoots(ctx context.Context, traces []string, asOf int64) (m
 // Errors implements Source: the window's error occurrences grouped by origin service, run
 // domain and message fingerprint, most recent group first.
 func (e *Engine) Errors(ctx context.Context, q ErrorsQuery) (ErrorReport, error) {
-	if c, ok := capability[ErrorAggregator](e); ok {
+	if c, ok := capability[ErrorAggregator](e, q.Invocation); ok {
 		r, handled, err := c.AggregateErrors(ctx, q, e.conv)
 		if err != nil || handled {
 			return r, err
 		}
 	}
-	set, err := e.occurrences(ctx, q.Window, q.AsOf)
+	set, err := e.occurrences(ctx, q.Window, q.AsOf, q.Invocation)
 	if err != nil {
 		return ErrorReport{}, err
 	}
@@ -151,6 +151,9 @@ func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
 			})
 		}
 		g := &rep.Groups[i]
+		if g.SampleSpanID == "" && o.OriginSpanID != "" {
+			g.SampleTraceID, g.SampleSpanID = o.TraceID, o.OriginSpanID
+		}
 		g.Count++
 		g.FirstSeenMs = NsToMs(o.TimeNs)
 		g.ExceptionType = cmp.Or(g.ExceptionType, o.ExceptionType)
@@ -165,6 +168,34 @@ func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
 		return cmp.Or(cmp.Compare(b.LastSeenMs, a.LastSeenMs), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Fingerprint, b.Fingerprint))
 	})
 	return rep
+}
+
+// SpanRef names one span.
+type SpanRef struct{ TraceID, SpanID string }
+
+// Spans implements Source: the spans named, as recorded (attributes and events), at most one
+// per reference; a span that is not stored is left out.
+func (e *Engine) Spans(ctx context.Context, refs []SpanRef) ([]SpanRow, error) {
+	want := make(map[SpanRef]bool, len(refs))
+	traces := make([]string, 0, len(refs))
+	for _, r := range refs {
+		want[r] = true
+		traces = append(traces, r.TraceID)
+	}
+	byTrace, _, _, err := e.traceSpans(ctx, sortedUnique(traces), false, 0, FieldAttributes|FieldEvents)
+	if err != nil {
+		return nil, err
+	}
+	var out []SpanRow
+	for _, t := range sortedUnique(traces) {
+		for _, s := range byTrace[t] {
+			if k := (SpanRef{s.TraceID, s.SpanID}); want[k] {
+				out = append(out, s)
+				delete(want, k)
+			}
+		}
+	}
+	return out, nil
 }
 
 // sortedUnique sorts s and drops duplicates and empty strings.

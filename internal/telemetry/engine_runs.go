@@ -9,8 +9,8 @@ import (
 
 // windowRuns returns every run whose root span started in the window (of one service, when
 // set), newest first, with its normalized status.
-func (e *Engine) windowRuns(ctx context.Context, w Window, service string, asOf int64) ([]RunSummary, bool, error) {
-	roots, err := e.scanSpans(ctx, SpanScan{Window: w, Service: service, RootsOnly: true, AsOf: asOf, Fields: FieldAttributes})
+func (e *Engine) windowRuns(ctx context.Context, w Window, service string, asOf int64, invocation string) ([]RunSummary, bool, error) {
+	roots, err := e.scanSpans(ctx, SpanScan{Window: w, Service: service, RootsOnly: true, AsOf: asOf, Fields: FieldAttributes, Invocation: invocation})
 	if err != nil {
 		return nil, false, err
 	}
@@ -44,13 +44,13 @@ func SortRuns(runs []RunSummary) {
 // Runs implements Source: one page of the window's runs, filtered by domain and normalized
 // status before paging.
 func (e *Engine) Runs(ctx context.Context, q RunsQuery) (RunPage, error) {
-	if c, ok := capability[RunLister](e); ok {
+	if c, ok := capability[RunLister](e, q.Invocation); ok {
 		p, handled, err := c.ListRuns(ctx, q, e.conv)
 		if err != nil || handled {
 			return p, err
 		}
 	}
-	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, q.AsOf)
+	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, q.AsOf, q.Invocation)
 	if err != nil {
 		return RunPage{}, err
 	}
@@ -160,6 +160,8 @@ func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
 		if s.IsError() {
 			sp.Status = StatusError
 			sp.ErrorMessage, sp.ExceptionType = SpanError(s)
+			failure := *s
+			sp.Failure = &failure
 		}
 		if q.WithAttributes {
 			sp.Attributes = s.Attributes

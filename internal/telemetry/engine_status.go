@@ -9,18 +9,18 @@ import (
 // Status implements Source: counts of the window, error occurrences, runs per domain and
 // activity per service.
 func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
-	if c, ok := capability[StatusAggregator](e); ok {
+	if c, ok := capability[StatusAggregator](e, q.Invocation); ok {
 		st, handled, err := c.AggregateStatus(ctx, q, e.conv)
 		if err != nil || handled {
 			return st, err
 		}
 	}
 	st := Status{Scan: windowScan(q.Window)}
-	spans, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service})
+	spans, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
 	if err != nil {
 		return Status{}, err
 	}
-	logs, err := e.scanLogs(ctx, LogScan{Window: q.Window, Service: q.Service})
+	logs, err := e.scanLogs(ctx, LogScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
 	if err != nil {
 		return Status{}, err
 	}
@@ -46,7 +46,7 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 		st.Logs++
 		touch(ServiceOf(logs.Logs[i].Service), NsToMs(logs.Logs[i].TimeNs))
 	}
-	occ, err := e.occurrences(ctx, q.Window, 0)
+	occ, err := e.occurrences(ctx, q.Window, 0, q.Invocation)
 	if err != nil {
 		return Status{}, err
 	}
@@ -66,7 +66,7 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	if n := cmp.Or(q.MaxServices, 20); len(st.ServiceActivity) > n {
 		st.ServiceActivity = st.ServiceActivity[:n]
 	}
-	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, 0)
+	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, 0, q.Invocation)
 	if err != nil {
 		return Status{}, err
 	}

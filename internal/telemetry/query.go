@@ -21,6 +21,8 @@ type StatusQuery struct {
 	Service string
 	// MaxServices bounds Status.Services (the busiest first); 0 means 20.
 	MaxServices int
+	// Invocation keeps the telemetry of one execute_command run (see InvocationKey).
+	Invocation string
 }
 
 // RunsQuery asks for one page of runs.
@@ -35,6 +37,8 @@ type RunsQuery struct {
 	Limit  int
 	// AsOf pins the snapshot (0: latest).
 	AsOf int64
+	// Invocation keeps the telemetry of one execute_command run (see InvocationKey).
+	Invocation string
 }
 
 // RunQuery asks for one run.
@@ -56,6 +60,8 @@ type ErrorsQuery struct {
 	// Domain keeps only events whose run is in this domain (applied before any limit).
 	Domain string
 	AsOf   int64
+	// Invocation keeps the telemetry of one execute_command run (see InvocationKey).
+	Invocation string
 }
 
 // JobQuery asks for the newest job execution; empty fields do not filter.
@@ -75,6 +81,8 @@ type PerformanceQuery struct {
 	Operation string
 	// TopN bounds TopOperations (0 means 5).
 	TopN int
+	// Invocation keeps the telemetry of one execute_command run (see InvocationKey).
+	Invocation string
 }
 
 // DBQuery asks for database bottlenecks.

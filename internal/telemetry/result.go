@@ -102,6 +102,9 @@ type Span struct {
 	ExceptionType string
 	// Attributes only when asked for (detail full); sensitive values are the caller's to redact.
 	Attributes map[string]string
+	// Failure, for an error span, is the span as recorded (attributes and events), so the
+	// caller can read where in the code it failed; nil otherwise.
+	Failure *SpanRow
 }
 
 // LogRecord is one log record correlated to a run.
@@ -136,6 +139,9 @@ type ErrorGroup struct {
 	// RunIDs and TraceIDs hold at most MaxRelated ids, most recent first.
 	RunIDs   []string
 	TraceIDs []string
+	// SampleTraceID and SampleSpanID name the origin span of the group's most recent
+	// occurrence that has one (empty for a group of error logs), so its stack can be read.
+	SampleTraceID, SampleSpanID string
 }
 
 // MaxRelated bounds the related run and trace ids of an error group.

@@ -28,6 +28,7 @@ func Spans(td ptrace.Traces) (rows []telemetry.SpanRow, rejected int) {
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
 		service := ServiceName(rs.Resource().Attributes())
+		res := Attributes(rs.Resource().Attributes())
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			spans := sss.At(j).Spans()
@@ -37,7 +38,9 @@ func Spans(td ptrace.Traces) (rows []telemetry.SpanRow, rejected int) {
 					rejected++
 					continue
 				}
-				rows = append(rows, Span(sp, service))
+				row := Span(sp, service)
+				row.Resource = res
+				rows = append(rows, row)
 			}
 		}
 	}
@@ -80,11 +83,14 @@ func Logs(ld plog.Logs, received time.Time) []telemetry.LogRow {
 	for i := 0; i < rls.Len(); i++ {
 		rl := rls.At(i)
 		service := ServiceName(rl.Resource().Attributes())
+		res := Attributes(rl.Resource().Attributes())
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			records := sls.At(j).LogRecords()
 			for k := 0; k < records.Len(); k++ {
-				rows = append(rows, Log(records.At(k), service, received))
+				row := Log(records.At(k), service, received)
+				row.Resource = res
+				rows = append(rows, row)
 			}
 		}
 	}

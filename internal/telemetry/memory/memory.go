@@ -118,6 +118,9 @@ func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetr
 		if s.Fields&telemetry.FieldEvents == 0 {
 			out[i].Events = nil
 		}
+		if s.Fields&telemetry.FieldResource == 0 {
+			out[i].Resource = nil
+		}
 	}
 	batch.Spans = out
 	return batch, nil
@@ -153,9 +156,12 @@ func (b *Backend) ScanLogs(ctx context.Context, s telemetry.LogScan) (telemetry.
 	if s.Limit > 0 && len(out) > s.Limit {
 		out, batch.Limited = out[:s.Limit], true
 	}
-	if s.Fields&telemetry.FieldAttributes == 0 {
-		for i := range out {
+	for i := range out {
+		if s.Fields&telemetry.FieldAttributes == 0 {
 			out[i].Attributes = nil
+		}
+		if s.Fields&telemetry.FieldResource == 0 {
+			out[i].Resource = nil
 		}
 	}
 	batch.Logs = out

@@ -93,6 +93,9 @@ func spanFilter(s *telemetry.SpanScan) filter {
 	if len(s.AttrKeys) > 0 {
 		f.attrs("SpanAttributes", s.AttrKeys, s.AttrValue)
 	}
+	if s.Invocation != "" {
+		f.add(invocationExpr+" = ?", s.Invocation)
+	}
 	f.asOf(s.AsOf)
 	return f
 }
@@ -142,28 +145,35 @@ func scanSpans(ctx context.Context, q queryer, s *telemetry.SpanScan) (telemetry
 }
 
 // fieldColumns lists the optional columns fields asks for (an empty text in place of those it
-// does not), so scanners read a fixed shape.
+// does not), so scanners read a fixed shape: attributes, events (spans only), resource.
 func fieldColumns(fields telemetry.Fields, attrs, events string) string {
 	out := ", ''"
 	if fields&telemetry.FieldAttributes != 0 {
 		out = ", " + attrs
 	}
-	if events == "" {
-		return out
+	if events != "" {
+		if fields&telemetry.FieldEvents != 0 {
+			out += ", " + events
+		} else {
+			out += ", ''"
+		}
 	}
-	if fields&telemetry.FieldEvents != 0 {
-		return out + ", " + events
+	if fields&telemetry.FieldResource != 0 {
+		return out + ", ResourceAttributes"
 	}
 	return out + ", ''"
 }
+
+// invocationExpr reads a row's invocation id (telemetry.InvocationKey) from its resource.
+const invocationExpr = `json_extract(ResourceAttributes, '$."` + telemetry.InvocationKey + `"')`
 
 // scanSpanRow reads one row of spanColumns plus attributes and events (fieldColumns).
 func scanSpanRow(rows *sql.Rows, fields telemetry.Fields) (telemetry.SpanRow, int64, error) {
 	var r telemetry.SpanRow
 	var seq int64
-	var attrs, events string
+	var attrs, events, res string
 	if err := rows.Scan(&seq, &r.TraceID, &r.SpanID, &r.ParentSpanID, &r.Name, &r.Kind, &r.Service, &r.StartNs, &r.DurationNs,
-		&r.StatusCode, &r.StatusMessage, &attrs, &events); err != nil {
+		&r.StatusCode, &r.StatusMessage, &attrs, &events, &res); err != nil {
 		return r, 0, err
 	}
 	if fields&telemetry.FieldAttributes != 0 {
@@ -171,6 +181,9 @@ func scanSpanRow(rows *sql.Rows, fields telemetry.Fields) (telemetry.SpanRow, in
 	}
 	if fields&telemetry.FieldEvents != 0 {
 		r.Events = decodeEvents(events)
+	}
+	if fields&telemetry.FieldResource != 0 {
+		r.Resource = decodeAttrs(res)
 	}
 	return r, seq, nil
 }
@@ -189,6 +202,9 @@ func scanLogs(ctx context.Context, q queryer, s *telemetry.LogScan) (telemetry.L
 		f.add("IsError = 1")
 	}
 	f.in("TraceId", s.TraceIDs)
+	if s.Invocation != "" {
+		f.add(invocationExpr+" = ?", s.Invocation)
+	}
 	f.asOf(s.AsOf)
 	limit := s.Limit
 	if limit <= 0 || limit > maxBackendRows {
@@ -235,12 +251,15 @@ func scanLogs(ctx context.Context, q queryer, s *telemetry.LogScan) (telemetry.L
 func scanLogRow(rows *sql.Rows, fields telemetry.Fields) (telemetry.LogRow, int64, error) {
 	var r telemetry.LogRow
 	var seq int64
-	var attrs string
-	if err := rows.Scan(&seq, &r.TimeNs, &r.TraceID, &r.SpanID, &r.Service, &r.SeverityNumber, &r.SeverityText, &r.Body, &attrs); err != nil {
+	var attrs, res string
+	if err := rows.Scan(&seq, &r.TimeNs, &r.TraceID, &r.SpanID, &r.Service, &r.SeverityNumber, &r.SeverityText, &r.Body, &attrs, &res); err != nil {
 		return r, 0, err
 	}
 	if fields&telemetry.FieldAttributes != 0 {
 		r.Attributes = decodeAttrs(attrs)
+	}
+	if fields&telemetry.FieldResource != 0 {
+		r.Resource = decodeAttrs(res)
 	}
 	return r, seq, nil
 }

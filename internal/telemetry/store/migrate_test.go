@@ -21,7 +21,7 @@ func mirrorOf(t *testing.T, s *Store) *memory.Backend {
 	ctx := context.Background()
 	mb := &memory.Backend{}
 	fields := telemetry.FieldAttributes | telemetry.FieldEvents
-	rows, err := s.DB().QueryContext(ctx, `SELECT `+spanColumns+`, SpanAttributes, EventsJSON FROM `+TracesTable+` ORDER BY Seq`)
+	rows, err := s.DB().QueryContext(ctx, `SELECT `+spanColumns+`, SpanAttributes, EventsJSON, ResourceAttributes FROM `+TracesTable+` ORDER BY Seq`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func mirrorOf(t *testing.T, s *Store) *memory.Backend {
 		mb.AddSpans(r)
 	}
 	rows.Close()
-	rows, err = s.DB().QueryContext(ctx, `SELECT `+logColumns+`, LogAttributes FROM `+LogsTable+` ORDER BY Seq`)
+	rows, err = s.DB().QueryContext(ctx, `SELECT `+logColumns+`, LogAttributes, ResourceAttributes FROM `+LogsTable+` ORDER BY Seq`)
 	if err != nil {
 		t.Fatal(err)
 	}
