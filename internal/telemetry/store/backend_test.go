@@ -16,7 +16,7 @@ import (
 func TestScansHonourEveryFilterAsTheMemoryBackendDoes(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
-	src := loadSources(t, mustPreset(t, "otel"), newRandomTelemetry(5, 250, now, 3*time.Hour))
+	src := loadSources(t, mustPreset(t, "otel"), newRandomTelemetry(5, scaled(250), now, 3*time.Hour))
 	mem := src.mem.Backend()
 	snap, err := src.backend.Fingerprint(ctx)
 	if err != nil {
@@ -27,13 +27,18 @@ func TestScansHonourEveryFilterAsTheMemoryBackendDoes(t *testing.T) {
 		t.Fatalf("pick traces: %v", err)
 	}
 	traces := []string{roots.Spans[0].TraceID, roots.Spans[2].TraceID, "0123456789abcdef0123456789abcdef"}
+	keyed, err := mem.ScanSpans(ctx, telemetry.SpanScan{AttrKeys: []string{"cicd.pipeline.run.id"}, Limit: 1, Fields: telemetry.FieldAttributes})
+	if err != nil || len(keyed.Spans) == 0 {
+		t.Fatalf("pick a pipeline run id: %v", err)
+	}
+	runID := keyed.Spans[0].Attributes["cicd.pipeline.run.id"]
 	w := telemetry.Window{StartMs: now.Add(-100 * time.Minute).UnixMilli(), EndMs: now.Add(-20 * time.Minute).UnixMilli()}
 	all := telemetry.FieldAttributes | telemetry.FieldEvents
 	spanScans := []telemetry.SpanScan{
 		{}, {Window: w}, {Service: "checkout"}, {Service: telemetry.UnknownService}, {RootsOnly: true}, {ErrorsOnly: true},
 		{TraceIDs: traces}, {Names: []string{"render", "GET", "tick"}},
 		{AttrKeys: []string{"job.id"}}, {AttrKeys: []string{"db."}}, {AttrKeys: []string{"netscript.kv.", "job.exit_code"}},
-		{AttrKeys: []string{"cicd.pipeline.run.id"}, AttrValue: "run-3"}, {AttrKeys: []string{"job.name", "db."}, AttrValue: "sub"},
+		{AttrKeys: []string{"cicd.pipeline.run.id"}, AttrValue: runID}, {AttrKeys: []string{"job.name", "db."}, AttrValue: "sub"},
 		{Limit: 5}, {Limit: 5, Oldest: true}, {AsOf: snap.AsOf / 2}, {Fields: all}, {Fields: telemetry.FieldEvents, ErrorsOnly: true},
 		{Window: w, Service: "billing", ErrorsOnly: true, Limit: 3, Fields: all},
 		{TraceIDs: traces[:1], Limit: 2, Oldest: true, Fields: all},

@@ -96,14 +96,17 @@ type jobPos struct {
 // firstJob returns the first job span passing f in LastJob's order: of the newest
 // millisecond holding one, the first in firstInMillisecond's order.
 func firstJob(ctx context.Context, tx *sql.Tx, f filter) (telemetry.SpanRow, jobPos, bool, error) {
-	var newest sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT MAX(Timestamp) FROM `+TracesTable+f.where(), f.args...).Scan(&newest); err != nil {
+	var newest int64
+	// The newest first, through the index: one seek where MAX over a range would read it all.
+	err := tx.QueryRowContext(ctx, `SELECT Timestamp FROM `+TracesTable+f.where()+` ORDER BY Timestamp DESC LIMIT 1`, f.args...).
+		Scan(&newest)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return telemetry.SpanRow{}, jobPos{}, false, nil
+	case err != nil:
 		return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)
 	}
-	if !newest.Valid {
-		return telemetry.SpanRow{}, jobPos{}, false, nil
-	}
-	ms := telemetry.NsToMs(newest.Int64)
+	ms := telemetry.NsToMs(newest)
 	f = f.clone()
 	f.add("Timestamp >= ? AND Timestamp < ?", ms*1e6, (ms+1)*1e6)
 	return firstInMillisecond(ctx, tx, f)

@@ -204,7 +204,7 @@ func TestDerivedColumnsAndRollupsStayExactThroughIngestAndPruning(t *testing.T) 
 	ctx := context.Background()
 	now := time.Now()
 	s := openTestStore(t, Options{Retention: time.Hour})
-	deliver(t, s, nil, newRandomTelemetry(1, 600, now, 3*time.Hour))
+	deliver(t, s, nil, newRandomTelemetry(1, scaled(600), now, 3*time.Hour))
 	checkDerived(t, s)
 	deleted, err := s.Prune(ctx)
 	if err != nil || deleted == 0 {
@@ -218,8 +218,13 @@ func TestDerivedColumnsAndRollupsStayExactThroughIngestAndPruning(t *testing.T) 
 	windows := windowsAround(now, time.Hour)[:3]
 	src.compareAll(t, conv, windows, runIDsOf(t, src.mem, windows[0]))
 
-	small := openTestStore(t, Options{MaxBytes: 768 << 10})
-	deliver(t, small, nil, newRandomTelemetry(2, 1500, now, 3*time.Hour))
+	// More than MaxBytes holds.
+	traces, maxBytes := 1500, int64(768<<10)
+	if raceEnabled {
+		traces, maxBytes = 600, 400<<10
+	}
+	small := openTestStore(t, Options{MaxBytes: maxBytes})
+	deliver(t, small, nil, newRandomTelemetry(2, traces, now, 3*time.Hour))
 	if deleted, err := small.Prune(ctx); err != nil || deleted == 0 {
 		t.Fatalf("size pruning deleted %d rows (%v)", deleted, err)
 	}

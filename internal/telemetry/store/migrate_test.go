@@ -144,7 +144,7 @@ func TestAStoreFromBeforeDerivedColumnsIsMigratedAndFilledIn(t *testing.T) {
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	conv := mustPreset(t, "netscript")
 	first := openTestStore(t, Options{Retention: 30 * 24 * time.Hour, Conventions: conv})
-	deliver(t, first, nil, newRandomTelemetry(6, 120, now, 3*time.Hour))
+	deliver(t, first, nil, newRandomTelemetry(6, scaled(120), now, 3*time.Hour))
 	path := first.Path()
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestOtherConventionsAreDeclinedThenRecomputedInTheBackground(t *testing.T) 
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	otel, netscript := mustPreset(t, "otel"), mustPreset(t, "netscript")
 	first := openTestStore(t, Options{Retention: 30 * 24 * time.Hour, Conventions: otel})
-	deliver(t, first, nil, newRandomTelemetry(7, 150, now, 3*time.Hour))
+	deliver(t, first, nil, newRandomTelemetry(7, scaled(150), now, 3*time.Hour))
 	path := first.Path()
 	if err := first.Close(); err != nil {
 		t.Fatal(err)

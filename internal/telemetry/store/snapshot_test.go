@@ -20,7 +20,7 @@ func TestAPinnedQueryIgnoresWhatArrivedAfterItsSnapshot(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	conv := mustPreset(t, "otel")
-	data := newRandomTelemetry(9, 300, now, 2*time.Hour)
+	data := newRandomTelemetry(9, scaled(300), now, 2*time.Hour)
 	// The later batches bring more spans and records of traces the snapshot saw in part: new
 	// errors below them, their roots, records that fold into them.
 	cut := len(data.batches) * 3 / 5

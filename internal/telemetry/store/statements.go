@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/runlens/runlens/internal/telemetry"
 )
 
 // spanColumnNames are the span columns in the order spanArgs produces values.
@@ -183,7 +185,8 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 	prep(&st.loadTrace, `SELECT `+spanColumns+`, SpanAttributes, EventsJSON, IsOrigin, `+
 		coalesced("ErrorMessage", "ExceptionType", "Fingerprint", "OccRunId", "OccDomain")+` FROM `+TracesTable+
 		` WHERE TraceId = ?`+spansNewest+` LIMIT `+strconv.Itoa(maxShapedSpans+1))
-	prep(&st.traceErrorLogs, `SELECT `+logColumns+`, LogAttributes, '' FROM `+LogsTable+` WHERE TraceId = ? AND IsError = 1`+
+	prep(&st.traceErrorLogs, `SELECT `+logColumns+fieldColumns(telemetry.FieldAttributes, "LogAttributes", "")+` FROM `+LogsTable+
+		` WHERE TraceId = ? AND IsError = 1`+
 		logsNewest+` LIMIT `+strconv.Itoa(maxShapedLogs+1))
 	prep(&st.setOccurrence, `UPDATE `+TracesTable+` SET IsOrigin = ?, ErrorMessage = ?, ExceptionType = ?, Fingerprint = ?,
 		OccRunId = ?, OccDomain = ? WHERE Seq = ?`)
