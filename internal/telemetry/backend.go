@@ -13,7 +13,9 @@ import (
 //
 // Every filter of SpanScan and LogScan is binding: a backend that cannot apply one server-side
 // applies it to what it fetched (MatchSpan and MatchLog do it), so every backend returns the
-// same rows for the same scan. Limits are honest: a batch that stopped early says Limited.
+// same rows for the same scan. Limits are honest: a batch that stopped early says Limited. A
+// backend holds each span once per trace and span id (the first copy that arrived: an exporter
+// that retries a batch sends its spans again), so the engine never deduplicates what it reads.
 type Backend interface {
 	// ScanSpans returns the spans matching s, newest first (oldest first with s.Oldest).
 	ScanSpans(ctx context.Context, s SpanScan) (SpanBatch, error)

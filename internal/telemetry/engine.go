@@ -150,32 +150,7 @@ func (e *Engine) scanSpans(ctx context.Context, s SpanScan) (SpanBatch, error) {
 	if err != nil {
 		return SpanBatch{}, wrapUnreachable(err)
 	}
-	b.Spans = DedupeSpans(b.Spans)
 	return b, nil
-}
-
-// DedupeSpans keeps the first of spans that share a trace and span id: an exporter that
-// retries a batch sends its spans again, and a span sent twice is one span.
-func DedupeSpans(spans []SpanRow) []SpanRow {
-	if len(spans) < 2 {
-		return spans
-	}
-	seen := make(map[[2]string]bool, len(spans))
-	out := spans[:0:0]
-	dup := false
-	for i := range spans {
-		k := [2]string{spans[i].TraceID, spans[i].SpanID}
-		if seen[k] {
-			dup = true
-			continue
-		}
-		seen[k] = true
-		out = append(out, spans[i])
-	}
-	if !dup {
-		return spans
-	}
-	return out
 }
 
 // scanLogs runs a log scan bounded by the engine's row limit.

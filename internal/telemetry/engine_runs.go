@@ -94,10 +94,6 @@ func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
 	if err != nil {
 		return Run{}, wrapUnreachable(err)
 	}
-	if n := len(b.Spans); n > 0 {
-		b.Spans = DedupeSpans(b.Spans)
-		b.Matched -= int64(n - len(b.Spans))
-	}
 	if len(b.Spans) == 0 {
 		return Run{}, fmt.Errorf("%w: %s", ErrRunNotFound, q.ID)
 	}

@@ -6,7 +6,6 @@ package agentloop
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -251,5 +250,4 @@ func TestTelemetryIsNotRedirectedWhenTheEntryOptsOutOrTheUserPointsItElsewhere(t
 	if mine.Telemetry != nil || mine.TelemetryNote == nil || !strings.Contains(*mine.TelemetryNote, "OTEL_EXPORTER_OTLP_ENDPOINT") {
 		t.Fatalf("a user's own endpoint: telemetry %+v, note %v", mine.Telemetry, mine.TelemetryNote)
 	}
-	_ = fmt.Sprint()
 }
