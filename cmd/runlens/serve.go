@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,18 +27,23 @@ const instructions = `runlens shows what the app you are working on did and whet
 
 // serve runs the MCP server over stdio until EOF or a signal.
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("serve", stdout, stderr)
 	var o config.Overrides
-	fs.StringVar(&o.ProjectRoot, "project-root", "", "project folder (default: current directory)")
-	fs.StringVar(&o.Telemetry, "telemetry", "", "telemetry SOURCE: sqlite:PATH, clickhouse://…, aspire+http(s)://…, jaeger+http://…")
-	fs.StringVar(&o.Profile, "profile", "", "tool profile: full or compact")
-	fs.StringVar(&o.Receiver, "receiver", "", "OTLP/HTTP receiver address, or off (turns off both receivers)")
-	fs.StringVar(&o.ReceiverGRPC, "receiver-grpc", "", "OTLP/gRPC receiver address, or off")
+	fs.StringVar(&o.ProjectRoot, "project-root", "", "project `folder`")
+	fs.StringVar(&o.Telemetry, "telemetry", "", "telemetry `SOURCE`: sqlite:PATH, clickhouse://…, aspire+http(s)://…, jaeger+http://…")
+	fs.StringVar(&o.Profile, "profile", "", "tool `profile`: full or compact")
+	fs.StringVar(&o.Receiver, "receiver", "", "OTLP/HTTP receiver `address`, or off (turns off both receivers)")
+	fs.StringVar(&o.ReceiverGRPC, "receiver-grpc", "", "OTLP/gRPC receiver `address`, or off")
 	fixtures := fs.Bool("test-fixtures", false, "serve the conformance suite's fixture tools (tests only)")
-	pageSize := fs.Int("page-size", 0, "tools/list page size (0: all tools on one page)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pageSize := fs.Int("page-size", 0, "tools/list page size (0: all tools on one page; tests only)")
+	fs.hide("test-fixtures", "page-size")
+	fs.defaultIs("project-root", "$RUNLENS_PROJECT_ROOT, else the current directory")
+	fs.defaultIs("telemetry", "$RUNLENS_TELEMETRY, else runlens.json, else sqlite:.runlens/telemetry.db")
+	fs.defaultIs("profile", "$RUNLENS_MCP_PROFILE, else runlens.json, else full")
+	fs.defaultIs("receiver", "$RUNLENS_RECEIVER, else runlens.json, else 127.0.0.1:4318")
+	fs.defaultIs("receiver-grpc", "$RUNLENS_RECEIVER_GRPC, else runlens.json, else 127.0.0.1:4317")
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
 
 	// A serve process keeps a small live heap (about 2 MB) and answers many small calls; the
