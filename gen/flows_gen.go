@@ -9,52 +9,50 @@ import "context"
 // method here, so the build breaks until the tool is implemented; implementations assert
 // it with `var _ gen.Flows = (*Flows)(nil)` and never embed a default.
 type Flows interface {
-	// GetAppStatus answers get_app_status: Is the app healthy right now? A pass/warn/fail verdict with
-	// counts per service and domain; start here.
+	// GetAppStatus answers get_app_status: Is the app healthy? pass/warn/fail with counts per service
+	// and domain; start here.
 	GetAppStatus(ctx context.Context, in GetAppStatusInput) (GetAppStatusOutput, error)
 
-	// ListRuns answers list_runs: Recent executions (requests, jobs, messages), newest first; use
-	// get_run to open one.
+	// ListRuns answers list_runs: Recent executions (requests, jobs, messages), newest first; get_run
+	// opens one.
 	ListRuns(ctx context.Context, in ListRunsInput) (ListRunsOutput, error)
 
 	// GetRun answers get_run: One execution by run or trace id: span tree, logs and first error.
 	GetRun(ctx context.Context, in GetRunInput) (GetRunOutput, error)
 
 	// GetRecentErrors answers get_recent_errors: What is failing: errors grouped by service, domain and
-	// message, with run ids.
+	// message.
 	GetRecentErrors(ctx context.Context, in GetRecentErrorsInput) (GetRecentErrorsOutput, error)
 
-	// GetLastJobResult answers get_last_job_result: Did the last run of a job succeed? Status, exit
-	// code and error of the newest match.
+	// GetLastJobResult answers get_last_job_result: Did a job's last run succeed? Status, exit code and
+	// error.
 	GetLastJobResult(ctx context.Context, in GetLastJobResultInput) (GetLastJobResultOutput, error)
 
 	// AnalyzeServicePerformance answers analyze_service_performance: Is a service slow? Percentiles,
 	// error rate, slowest operations; compareTo checks a change.
 	AnalyzeServicePerformance(ctx context.Context, in AnalyzeServicePerformanceInput) (AnalyzeServicePerformanceOutput, error)
 
-	// AnalyzeDBBottlenecks answers analyze_db_bottlenecks: Which database queries cost the most time;
-	// analyze_service_performance covers overall latency.
+	// AnalyzeDBBottlenecks answers analyze_db_bottlenecks: Which database queries cost the most time.
 	AnalyzeDBBottlenecks(ctx context.Context, in AnalyzeDBBottlenecksInput) (AnalyzeDBBottlenecksOutput, error)
 
-	// Doctor answers doctor: Is everything wired? Checks telemetry source, store, workspace,
-	// instrumentation and clients; run when other tools return nothing.
+	// Doctor answers doctor: Is everything wired? Checks source, store, workspace, instrumentation and
+	// hosts; run it when tools return nothing.
 	Doctor(ctx context.Context, in DoctorInput) (DoctorOutput, error)
 
-	// SearchDocs answers search_docs: Search the project docs by words; get_doc reads a hit.
+	// SearchDocs answers search_docs: Search the project docs by words.
 	SearchDocs(ctx context.Context, in SearchDocsInput) (SearchDocsOutput, error)
 
-	// ListDocs answers list_docs: Browse the project docs by slug; search_docs finds them by words.
+	// ListDocs answers list_docs: Browse the project docs by slug.
 	ListDocs(ctx context.Context, in ListDocsInput) (ListDocsOutput, error)
 
-	// GetDoc answers get_doc: Read one doc by slug, or one section of it; search_docs or list_docs find
-	// slugs.
+	// GetDoc answers get_doc: Read one doc by slug, or one section of it.
 	GetDoc(ctx context.Context, in GetDocInput) (GetDocOutput, error)
 
-	// ListCommands answers list_commands: Project commands and whether policy allows each; check here
-	// before execute_command.
+	// ListCommands answers list_commands: Project commands and whether policy allows each; check before
+	// execute_command.
 	ListCommands(ctx context.Context, in ListCommandsInput) (ListCommandsOutput, error)
 
-	// ExecuteCommand answers execute_command: Run one allowed project command (no shell) and get its
-	// exit code and output tail.
+	// ExecuteCommand answers execute_command: Run one allowed project command (no shell): exit code and
+	// output tail.
 	ExecuteCommand(ctx context.Context, in ExecuteCommandInput) (ExecuteCommandOutput, error)
 }

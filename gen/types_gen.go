@@ -19,7 +19,7 @@ type AnalyzeDBBottlenecksInput struct {
 	// Only this db system, e.g. postgresql.
 	System *string `json:"system,omitzero"`
 
-	// How far back (max 7d).
+	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
 }
 
@@ -82,7 +82,7 @@ type AnalyzeServicePerformanceInput struct {
 	// Answer size.
 	Detail Detail `json:"detail,omitzero"`
 
-	// Only one execute_command run's telemetry (its telemetry.invocationId).
+	// execute_command's telemetry.invocationId.
 	Invocation *string `json:"invocation,omitzero"`
 
 	// Max top operations.
@@ -97,7 +97,7 @@ type AnalyzeServicePerformanceInput struct {
 	// Start, epoch ms; beats window.
 	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
 
-	// How far back (max 7d).
+	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
 }
 
@@ -470,7 +470,7 @@ type GetAppStatusInput struct {
 	// Start, epoch ms; beats window.
 	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
 
-	// How far back (max 7d).
+	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
 }
 
@@ -586,7 +586,7 @@ const (
 
 // Which doc to read.
 type GetDocInput struct {
-	// A page.nextCursor.
+	// page.nextCursor.
 	Cursor *string `json:"cursor,omitzero"`
 
 	// Heading text or slug.
@@ -646,7 +646,7 @@ type GetLastJobResultInput struct {
 	// Start, epoch ms; beats window.
 	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
 
-	// How far back (max 7d).
+	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
 }
 
@@ -706,7 +706,7 @@ type GetLastJobResultOutputPrevious struct {
 
 // Filters for error groups.
 type GetRecentErrorsInput struct {
-	// A page.nextCursor.
+	// page.nextCursor.
 	Cursor *string `json:"cursor,omitzero"`
 
 	// Answer size.
@@ -715,7 +715,7 @@ type GetRecentErrorsInput struct {
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
 
-	// Only one execute_command run's telemetry (its telemetry.invocationId).
+	// execute_command's telemetry.invocationId.
 	Invocation *string `json:"invocation,omitzero"`
 
 	// Max groups.
@@ -727,7 +727,7 @@ type GetRecentErrorsInput struct {
 	// Start, epoch ms; beats window.
 	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
 
-	// How far back (max 7d).
+	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
 }
 
@@ -910,7 +910,7 @@ const (
 
 // Which commands to list.
 type ListCommandsInput struct {
-	// A page.nextCursor.
+	// page.nextCursor.
 	Cursor *string `json:"cursor,omitzero"`
 
 	// Answer size.
@@ -955,7 +955,7 @@ type ListCommandsOutputCommand struct {
 
 // Which docs to list.
 type ListDocsInput struct {
-	// A page.nextCursor.
+	// page.nextCursor.
 	Cursor *string `json:"cursor,omitzero"`
 
 	// Answer size.
@@ -1009,7 +1009,7 @@ type ListDocsOutputDoc struct {
 
 // Filters for runs.
 type ListRunsInput struct {
-	// A page.nextCursor.
+	// page.nextCursor.
 	Cursor *string `json:"cursor,omitzero"`
 
 	// Answer size.
@@ -1018,7 +1018,7 @@ type ListRunsInput struct {
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
 
-	// Only one execute_command run's telemetry (its telemetry.invocationId).
+	// execute_command's telemetry.invocationId.
 	Invocation *string `json:"invocation,omitzero"`
 
 	// Max runs.
@@ -1033,7 +1033,7 @@ type ListRunsInput struct {
 	// Only runs that ended so: ok or error.
 	Status *RunStatus `json:"status,omitzero"`
 
-	// How far back (max 7d).
+	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
 }
 
@@ -1227,7 +1227,7 @@ type Scan struct {
 
 // A docs query.
 type SearchDocsInput struct {
-	// A page.nextCursor.
+	// page.nextCursor.
 	Cursor *string `json:"cursor,omitzero"`
 
 	// Answer size.

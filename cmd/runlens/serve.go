@@ -18,12 +18,11 @@ import (
 )
 
 // instructions is what a host shows the model at initialize: which tool answers which symptom.
-const instructions = `runlens shows what the app you are working on did and whether the workspace is wired. ` +
-	`Start with get_app_status for "is it healthy?", get_recent_errors for "what is failing?", ` +
-	`list_runs then get_run to follow one execution, analyze_service_performance and ` +
-	`analyze_db_bottlenecks for slowness, get_last_job_result for background jobs. When tools return ` +
-	`nothing, run doctor. search_docs and get_doc read the project docs; list_commands shows which ` +
-	`project commands execute_command may run. Answers are bounded: follow page.nextCursor or ask for detail=full.`
+const instructions = `runlens reads the running app's traces and logs, the workspace wiring, the project docs ` +
+	`and the project commands policy allows. Start with get_app_status or get_recent_errors; run doctor when ` +
+	`tools return nothing. Telemetry tools look back over window (15m, 2h, 1d) or from sinceUnixMs. Answers are ` +
+	`bounded: page.truncated means items were left out (follow page.nextCursor, or ask detail=full); ` +
+	`scan.limited means the data covered less than the window.`
 
 // serve runs the MCP server over stdio until EOF or a signal.
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

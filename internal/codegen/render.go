@@ -205,12 +205,15 @@ func (m *Model) renderSchemas() (*jen.File, error) {
 	})
 	for _, t := range m.Tools() {
 		for _, side := range []struct {
-			suffix string
-			schema []byte
-		}{{"Input", t.InputSchema}, {"Output", t.OutputSchema}} {
+			suffix         string
+			schema, listed []byte
+		}{{"Input", t.InputSchema, t.ListedInput}, {"Output", t.OutputSchema, t.ListedOutput}} {
 			f.Line()
 			f.Comment(fmt.Sprintf("%s is the published %s schema of %s.", m.SchemaConstName(t, side.suffix), strings.ToLower(side.suffix), t.Meta.Name))
 			f.Const().Id(m.SchemaConstName(t, side.suffix)).Op("=").Lit(string(side.schema))
+			f.Line()
+			f.Comment(fmt.Sprintf("%s is what tools/list serves of the %s schema of %s.", m.ListedConstName(t, side.suffix), strings.ToLower(side.suffix), t.Meta.Name))
+			f.Const().Id(m.ListedConstName(t, side.suffix)).Op("=").Lit(string(side.listed))
 		}
 	}
 	for _, p := range m.Published {

@@ -32,6 +32,10 @@ func (m *Model) renderRegistry() (*jen.File, error) {
 		jen.Id("InputSchema").Index().Byte(),
 		jen.Comment("OutputSchema is the published bundled output schema, compact JSON."),
 		jen.Id("OutputSchema").Index().Byte(),
+		jen.Comment("ListedInputSchema and ListedOutputSchema are what tools/list serves of them: the"),
+		jen.Comment("input without its root title and description, the output's shape and top-level"),
+		jen.Comment("descriptions. Answers are still validated against the published schemas."),
+		jen.Id("ListedInputSchema").Op(",").Id("ListedOutputSchema").Index().Byte(),
 		jen.Comment("Call decodes already-validated arguments into the typed input, applies the schema"),
 		jen.Comment("defaults and invokes the flow. Nil for the compact-profile tools."),
 		jen.Id("Call").Func().Params(
@@ -96,6 +100,8 @@ func (m *Model) toolEntry(t *Tool, withCall bool) jen.Code {
 			jen.Id("Standard").Op(":").Lit(t.Meta.Budget.Standard), jen.Id("Summary").Op(":").Lit(t.Meta.Budget.Summary)),
 		jen.Line().Id("InputSchema").Op(":").Index().Byte().Parens(jen.Id(m.SchemaConstName(t, "Input"))),
 		jen.Line().Id("OutputSchema").Op(":").Index().Byte().Parens(jen.Id(m.SchemaConstName(t, "Output"))),
+		jen.Line().Id("ListedInputSchema").Op(":").Index().Byte().Parens(jen.Id(m.ListedConstName(t, "Input"))),
+		jen.Line().Id("ListedOutputSchema").Op(":").Index().Byte().Parens(jen.Id(m.ListedConstName(t, "Output"))),
 		jen.Line().Add(call),
 		jen.Line(),
 	)

@@ -87,7 +87,7 @@ func (h *Handler) capabilities(ctx context.Context, args json.RawMessage) []byte
 			Required:    required,
 		}
 		if in.Operation != "" {
-			op.InputSchema = t.InputSchema
+			op.InputSchema = t.ListedInputSchema
 		}
 		out.Operations = append(out.Operations, op)
 	}

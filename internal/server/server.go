@@ -298,8 +298,8 @@ func toolInfo(t gen.Tool) mcp.ToolInfo {
 		Name:         t.Name,
 		Title:        t.Title,
 		Description:  t.Description,
-		InputSchema:  t.InputSchema,
-		OutputSchema: t.OutputSchema,
+		InputSchema:  t.ListedInputSchema,
+		OutputSchema: t.ListedOutputSchema,
 		Annotations: &mcp.Annotations{
 			ReadOnlyHint:    t.Annotations.ReadOnlyHint,
 			DestructiveHint: t.Annotations.DestructiveHint,
