@@ -16,11 +16,11 @@ type call struct {
 	name string
 	do   func(ctx context.Context, f *flows.Flows) (any, error)
 	// fails is the error code the call must answer with; empty when it must succeed.
-	fails string
+	fails gen.ErrorCode
 }
 
 // failsWith returns c expecting the tool error code.
-func (c call) failsWith(code string) call {
+func (c call) failsWith(code gen.ErrorCode) call {
 	c.fails = code
 	return c
 }
@@ -172,6 +172,6 @@ func telemetryCalls(d *fixture.Dataset) []call {
 		}
 	}
 	calls = append(calls, one("get_run of an unknown id", (*flows.Flows).GetRun, gen.GetRunInput{ID: "0123456789abcdef0123456789abcdef"}).
-		failsWith(string(gen.ErrorCodeRunNotFound)))
+		failsWith(gen.ErrorCodeRunNotFound))
 	return calls
 }

@@ -231,7 +231,7 @@ func TestExecuteCommandDeniedStartsNothing(t *testing.T) {
 	_, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "db reset"})
 	wantCode(t, err, gen.ErrorCodeCommandDenied)
 	te, _ := toolerr.As(err)
-	if !strings.Contains(te.Message, "no-db-reset") || te.Hint == "" {
+	if !strings.Contains(te.Message, "no-db-reset") || te.HintText() == "" {
 		t.Errorf("error %+v does not name the rule or say what to do", te)
 	}
 	if _, err := os.Stat(filepath.Join(root, "reset-ran")); err == nil {

@@ -68,10 +68,10 @@ func writeDoc(t *testing.T, root, name, content string) {
 func wantDocsCode(t *testing.T, err error, code gen.ErrorCode) *toolerr.Error {
 	t.Helper()
 	te, ok := toolerr.As(err)
-	if !ok || te.Code != string(code) {
+	if !ok || te.Code != code {
 		t.Fatalf("error = %v, want code %s", err, code)
 	}
-	if len(te.Hint) > 1024 || len(te.Choices) > 50 {
+	if len(te.HintText()) > 1024 || len(te.Choices) > 50 {
 		t.Fatalf("error breaks the error schema's bounds: %+v", te)
 	}
 	return te
@@ -223,12 +223,12 @@ func TestDocsErrorCodes(t *testing.T) {
 			if !slices.Equal(te.Choices, tt.wantChoices) {
 				t.Errorf("choices = %q, want %q", te.Choices, tt.wantChoices)
 			}
-			if te.Hint == "" {
+			if te.HintText() == "" {
 				t.Errorf("no hint in %+v", te)
 			}
 			for _, c := range tt.wantChoices {
-				if !strings.Contains(te.Hint, c) {
-					t.Errorf("hint %q does not name %q", te.Hint, c)
+				if !strings.Contains(te.HintText(), c) {
+					t.Errorf("hint %q does not name %q", te.HintText(), c)
 				}
 			}
 		})

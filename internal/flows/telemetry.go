@@ -136,7 +136,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	full := in.Detail == gen.DetailFull
 	run, err := src.Run(ctx, telemetry.RunQuery{ID: in.ID, WithAttributes: full})
 	if errors.Is(err, telemetry.ErrRunNotFound) {
-		return gen.GetRunOutput{}, toolerr.Newf(string(gen.ErrorCodeRunNotFound), "no run or trace has the id %q", in.ID).
+		return gen.GetRunOutput{}, toolerr.Newf(gen.ErrorCodeRunNotFound, "no run or trace has the id %q", in.ID).
 			WithHint("call list_runs to find run ids, or get_recent_errors for runs that failed")
 	}
 	if err != nil {

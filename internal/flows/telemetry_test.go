@@ -45,7 +45,7 @@ func wantCode(t *testing.T, err error, code gen.ErrorCode) {
 		return
 	}
 	te, ok := toolerr.As(err)
-	if !ok || te.Code != string(code) {
+	if !ok || te.Code != code {
 		t.Fatalf("want %s, got %v", code, err)
 	}
 }

@@ -72,7 +72,7 @@ func (f *Flows) resolveWindow(window string, since *int, def time.Duration) (tel
 
 // invalidArg is an invalid_arguments error naming one field.
 func invalidArg(pointer, message string) error {
-	e := toolerr.Newf(string(gen.ErrorCodeInvalidArguments), "%s %s", pointer, message)
+	e := toolerr.Newf(gen.ErrorCodeInvalidArguments, "%s %s", pointer, message)
 	e.Fields = []toolerr.Field{{Pointer: pointer, Message: message}}
 	return e
 }
@@ -80,7 +80,7 @@ func invalidArg(pointer, message string) error {
 // source returns the telemetry port or the error a tool answers without one.
 func (f *Flows) source() (telemetry.Source, error) {
 	if f.Telemetry == nil {
-		return nil, toolerr.New(string(gen.ErrorCodeSourceUnreachable), "no telemetry source is configured").
+		return nil, toolerr.New(gen.ErrorCodeSourceUnreachable, "no telemetry source is configured").
 			WithHint("run the doctor tool to see how telemetry is wired")
 	}
 	return f.Telemetry, nil
@@ -94,7 +94,7 @@ func telemetryErr(err error) error {
 	case errors.Is(err, shape.ErrCursorInvalid):
 		return err
 	case errors.Is(err, telemetry.ErrUnreachable):
-		return toolerr.New(string(gen.ErrorCodeSourceUnreachable), "the telemetry source did not answer").
+		return toolerr.New(gen.ErrorCodeSourceUnreachable, "the telemetry source did not answer").
 			WithHint("run the doctor tool to check the source").WithRetryable()
 	default:
 		return fmt.Errorf("query telemetry: %w", err)
