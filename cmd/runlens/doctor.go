@@ -32,7 +32,9 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer a.Close()
 
-	out, err := a.Flows.Doctor(context.Background(), gen.DoctorInput{})
+	var in gen.DoctorInput
+	in.ApplyDefaults()
+	out, err := a.Flows.Doctor(context.Background(), in)
 	if err != nil {
 		fmt.Fprintf(stderr, "runlens: doctor: %v\n", err)
 		return 1

@@ -15,9 +15,6 @@ import (
 	"github.com/runlens/runlens/internal/toolerr"
 )
 
-// listCommandsLimit is the contract's default page size of list_commands.
-const listCommandsLimit = 50
-
 // maxCommandChoices bounds the known commands a command_not_found error suggests.
 const maxCommandChoices = 10
 
@@ -48,9 +45,6 @@ func (f *Flows) ListCommands(ctx context.Context, in gen.ListCommandsInput) (gen
 		return gen.ListCommandsOutput{Page: gen.Page{Total: &total, Truncated: total > 0}}, nil
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = listCommandsLimit
-	}
 	page := matching[min(offset, total):min(offset+limit, total)]
 	policy := f.Commands.Policy()
 	out := gen.ListCommandsOutput{Commands: make([]gen.ListCommandsOutputCommand, 0, len(page))}

@@ -15,12 +15,6 @@ import (
 	"github.com/runlens/runlens/internal/toolerr"
 )
 
-// Defaults of the docs tools, as their input schemas declare them.
-const (
-	defaultSearchLimit = 10
-	defaultListLimit   = 20
-)
-
 // SearchDocs implements gen.Flows: ranked documents for a free-text query, each naming its best
 // section so get_doc can fetch just that.
 func (f *Flows) SearchDocs(ctx context.Context, in gen.SearchDocsInput) (gen.SearchDocsOutput, error) {
@@ -33,9 +27,6 @@ func (f *Flows) SearchDocs(ctx context.Context, in gen.SearchDocsInput) (gen.Sea
 		return gen.SearchDocsOutput{}, err
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = defaultSearchLimit
-	}
 	if in.Detail == gen.DetailSummary {
 		limit = 1 // only the total is reported
 	}
@@ -73,9 +64,6 @@ func (f *Flows) ListDocs(ctx context.Context, in gen.ListDocsInput) (gen.ListDoc
 		return gen.ListDocsOutput{}, err
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = defaultListLimit
-	}
 	if in.Detail == gen.DetailSummary {
 		limit = 1
 	}

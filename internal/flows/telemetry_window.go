@@ -17,15 +17,6 @@ import (
 // maxWindow is the longest window a telemetry tool covers (CONTRACTS.md: max 7d).
 const maxWindow = 7 * 24 * time.Hour
 
-// Default windows: one hour for every telemetry tool, so their counts agree, and a day for the
-// last job (jobs run daily). The schemas' defaults say the same; these apply when a caller
-// passes neither window nor sinceUnixMs through a path that skipped them.
-const (
-	analyticsWindow = time.Hour
-	listWindow      = time.Hour
-	jobWindow       = 24 * time.Hour
-)
-
 // parseDuration reads a window string such as 15m, 2h or 1d.
 func parseDuration(s string) (time.Duration, bool) {
 	if len(s) < 2 {
@@ -43,8 +34,9 @@ func parseDuration(s string) (time.Duration, bool) {
 }
 
 // resolveWindow turns sinceUnixMs (which wins) or a window string into [start, now]; the end
-// is one millisecond past now so data stamped now is inside.
-func (f *Flows) resolveWindow(window string, since *int, def time.Duration) (telemetry.Window, error) {
+// is one millisecond past now so data stamped now is inside. The window's default is the
+// schema's, applied by the generated decoder before the flow runs.
+func (f *Flows) resolveWindow(window string, since *int) (telemetry.Window, error) {
 	now := f.Now().UnixMilli()
 	end := now + 1
 	if since != nil {
@@ -57,15 +49,12 @@ func (f *Flows) resolveWindow(window string, since *int, def time.Duration) (tel
 		}
 		return telemetry.Window{StartMs: start, EndMs: end}, nil
 	}
-	d := def
-	if window != "" {
-		var ok bool
-		if d, ok = parseDuration(window); !ok {
-			return telemetry.Window{}, invalidArg("/window", "must be a duration such as 15m, 2h or 1d")
-		}
-		if d > maxWindow {
-			return telemetry.Window{}, invalidArg("/window", "must be at most 7d")
-		}
+	d, ok := parseDuration(window)
+	if !ok {
+		return telemetry.Window{}, invalidArg("/window", "must be a duration such as 15m, 2h or 1d")
+	}
+	if d > maxWindow {
+		return telemetry.Window{}, invalidArg("/window", "must be at most 7d")
 	}
 	return telemetry.Window{StartMs: now - d.Milliseconds(), EndMs: end}, nil
 }
