@@ -217,30 +217,16 @@ func (h *Handler) errorResult(te *toolerr.Error) mcp.CallResult {
 	return mcp.CallResult{Structured: raw, IsError: true}
 }
 
-// finish redacts, fits and validates an answer. Redaction comes first so that the budget holds
-// for what is actually sent.
+// finish discloses an answer (shape.Disclose: redact, then fit) and validates what will be sent
+// against the tool's published output schema.
 func (h *Handler) finish(t gen.Tool, detail shape.Detail, raw []byte, paging *shape.Paging) (mcp.CallResult, error) {
-	lim := h.limits(t, detail)
-	ceiling := lim.FullCeiling
-	if ceiling == 0 {
-		ceiling = shape.DefaultFullCeiling
-	}
-	if detail == shape.Full && len(raw) > 2*ceiling {
-		// Far past the ceiling: no redaction could bring it back, so spare the work.
-		tooLarge := &shape.TooLargeError{Detail: detail, Size: len(raw), Limit: ceiling}
-		return h.errorResult(toolerr.New(gen.ErrorCodeOutputTooLarge, tooLarge.Error()).WithHint(tooLarge.Hint())), nil
-	}
-	red, err := h.opts.Redactor.JSON(raw)
-	if err != nil {
-		return mcp.CallResult{}, fmt.Errorf("redact %s output: %w", t.Name, err)
-	}
-	fitted, _, err := shape.Fit(red, detail, lim, paging)
+	fitted, _, err := shape.Disclose(raw, detail, h.limits(t, detail), paging, h.opts.Redactor)
 	if err != nil {
 		var tooLarge *shape.TooLargeError
 		if errors.As(err, &tooLarge) {
 			return h.errorResult(toolerr.New(gen.ErrorCodeOutputTooLarge, tooLarge.Error()).WithHint(tooLarge.Hint())), nil
 		}
-		return mcp.CallResult{}, fmt.Errorf("fit %s output: %w", t.Name, err)
+		return mcp.CallResult{}, fmt.Errorf("%s output: %w", t.Name, err)
 	}
 	fields, err := h.validator.Validate(t.Name+".output", t.OutputSchema, fitted)
 	if err != nil || len(fields) > 0 {
