@@ -14,6 +14,7 @@ type fileConfig struct {
 	Telemetry *struct {
 		Source     *string `json:"source"`
 		APIKeyEnv  *string `json:"apiKeyEnv"`
+		TokenEnv   *string `json:"tokenEnv"`
 		ClickHouse *struct {
 			TracesTable *string `json:"tracesTable"`
 			LogsTable   *string `json:"logsTable"`
@@ -94,13 +95,14 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 		if t.Source != nil {
 			src, err := ParseSource(*t.Source, root)
 			if err != nil {
-				bad("/telemetry/source", err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
+				bad("/telemetry/source", err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
 			} else {
 				cfg.Telemetry.Source, set.source = src, true
 				cfg.Telemetry.SourceOrigin = FileName + " telemetry.source"
 			}
 		}
 		setString(&cfg.Telemetry.APIKeyEnv, t.APIKeyEnv)
+		setString(&cfg.Telemetry.TokenEnv, t.TokenEnv)
 		if ch := t.ClickHouse; ch != nil {
 			setString(&cfg.Telemetry.TracesTable, ch.TracesTable)
 			setString(&cfg.Telemetry.LogsTable, ch.LogsTable)
