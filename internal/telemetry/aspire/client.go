@@ -3,6 +3,7 @@ package aspire
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,9 +43,11 @@ type client struct {
 	mu sync.Mutex
 	// base is the endpoint that answered, "" until one did.
 	base string
-	// key is the API key sent; exchanged is true once the login token was exchanged for it.
+	// key is the API key sent; exchanged is true once the login token was exchanged for it,
+	// or refused (refusal holds why, so a stale token is not offered again on every call).
 	key       string
 	exchanged bool
+	refusal   error
 }
 
 func newClient(o Options) *client {
@@ -97,7 +100,7 @@ func (c *client) get(ctx context.Context, path string, q url.Values) ([]byte, er
 	}
 	// The first call finds the endpoint that answers: a port discovered from
 	// ASPIRE_DASHBOARD_PORT may serve http or https.
-	var firstErr error
+	var lastErr error
 	for _, b := range c.endpoints() {
 		body, err := c.getAt(ctx, b, path, q, true)
 		var se *telemetry.SourceError
@@ -107,14 +110,13 @@ func (c *client) get(ctx context.Context, path string, q url.Values) ([]byte, er
 			c.mu.Unlock()
 			return body, err
 		}
-		if firstErr == nil {
-			firstErr = err
-		}
+		// The last endpoint's failure says most: an https port answers http with a 400.
+		lastErr = err
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	return nil, firstErr
+	return nil, lastErr
 }
 
 // getAt requests base+path; retry allows one token exchange after a 401.
@@ -188,12 +190,20 @@ func (c *client) readBounded(ctx context.Context, base string, r io.Reader) ([]b
 // apiKey is the key to send: the configured one, or the one the login token is exchanged for.
 func (c *client) apiKey(ctx context.Context, base string) (string, error) {
 	c.mu.Lock()
-	key, token, done := c.key, c.o.Token, c.exchanged
+	key, token, done, refusal := c.key, c.o.Token, c.exchanged, c.refusal
 	c.mu.Unlock()
+	if refusal != nil {
+		return "", refusal
+	}
 	if key != "" || token == "" || done {
 		return key, nil
 	}
 	key, err := c.exchange(ctx, base, token)
+	if errors.Is(err, telemetry.ErrRefused) {
+		c.mu.Lock()
+		c.exchanged, c.refusal = true, err
+		c.mu.Unlock()
+	}
 	if err != nil {
 		return "", err
 	}
@@ -270,7 +280,12 @@ func (c *client) unreachable(base, what, fix string) error {
 // transportErr describes a failed exchange without the URL error's text (it repeats the URL).
 func (c *client) transportErr(ctx context.Context, base string, err error) error {
 	var ne net.Error
+	var unknownCA x509.UnknownAuthorityError
+	var badHost x509.HostnameError
 	switch {
+	case errors.As(err, &unknownCA) || errors.As(err, &badHost):
+		return c.unreachable(base, "presents a certificate this machine does not trust",
+			"Trust the ASP.NET development certificate (dotnet dev-certs https --trust), or reach the dashboard over http.")
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return err
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):

@@ -12,6 +12,8 @@ import (
 	"cmp"
 	"crypto/subtle"
 	"encoding/json"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -90,7 +92,10 @@ func New(o Options) *Server {
 // NewTLS starts the server over https with httptest's certificate.
 func NewTLS(o Options) *Server {
 	s := &Server{o: o}
-	s.Server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	// A client that tries http first on this port is expected; its handshake errors are noise.
+	s.Server.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.Server.StartTLS()
 	return s
 }
 
