@@ -54,7 +54,10 @@ func TestAspireLatencyReport(t *testing.T) {
 			_, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout", Window: "1d"})
 			return err
 		}},
-		{"analyze_db_bottlenecks", func() error { _, err := f.AnalyzeDBBottlenecks(ctx, gen.AnalyzeDBBottlenecksInput{Window: "1d"}); return err }},
+		{"analyze_db_bottlenecks", func() error {
+			_, err := f.AnalyzeDBBottlenecks(ctx, gen.AnalyzeDBBottlenecksInput{Window: "1d"})
+			return err
+		}},
 	}
 	const n = 20
 	var b strings.Builder
