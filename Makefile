@@ -36,13 +36,14 @@ build: ## Build the static runlens binary into bin/.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/runlens
 
 .PHONY: tools
-tools: ## Install the pinned Node tooling the compatibility tests use (cached).
+tools: ## Install the pinned Node tooling the compatibility and agent-loop tests use (cached).
 	@.ci/install-tools >/dev/null
 
 .PHONY: test
 test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-client compatibility.
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/internal/compat$$')
+	@# The agent-loop tests run Node 22 and the OpenTelemetry JS SDK from the pinned Node tooling.
+	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/internal/compat$$')
 	@# The real-client suite runs alone: its start-up bound measures Node clients, not a busy machine.
 	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -timeout 20m ./internal/compat/...
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./internal/mcp

@@ -136,6 +136,12 @@ type ConfigCommands struct {
 	// certificate bundles (*_CA_BUNDLE, *_CA_CERTS, SSL_CERT_*, …) or public keys,
 	// while a name listed without a * always matches.
 	SecretEnv []string `json:"secretEnv,omitzero"`
+
+	// How long execute_command waits after a command ends for its telemetry to arrive
+	// before answering (default 3000; it answers sooner once nothing new has arrived
+	// for a moment). Telemetry that arrives later, from processes the command left
+	// running, is still found with the invocation filter.
+	TelemetryGraceMs *int `json:"telemetryGraceMs,omitzero"`
 }
 
 // Extend the catalog with commands found in the project. Discovered commands are
@@ -292,6 +298,12 @@ type ConfigTelemetry struct {
 	// else http://localhost:18888. Overridden by RUNLENS_TELEMETRY and --telemetry.
 	// Put no credentials here: use apiKeyEnv.
 	Source *string `json:"source,omitzero"`
+
+	// Project files whose source lines a detail: full answer never shows beside a
+	// stack location, as .gitignore-style patterns relative to the project root, on
+	// top of the project's .gitignore and the secret files that are never read (.env,
+	// keys, credentials). The location itself is still named.
+	StackSnippetDeny []string `json:"stackSnippetDeny,omitzero"`
 
 	// The name of the environment variable holding an Aspire dashboard login token
 	// (the t= value of the dashboard's login link), exchanged for an API key when no

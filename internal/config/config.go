@@ -57,6 +57,9 @@ type Telemetry struct {
 	// TracesTable and LogsTable are the ClickHouse exporter's table names.
 	TracesTable string
 	LogsTable   string
+	// StackSnippetDeny lists .gitignore-style patterns of project files whose lines are never
+	// shown beside a stack location, on top of the .gitignore and the secret files.
+	StackSnippetDeny []string
 }
 
 // Receiver configures the built-in OTLP receivers, OTLP/HTTP and OTLP/gRPC.
@@ -118,6 +121,9 @@ type Commands struct {
 	SecretEnv []string
 	// OutputTailBytes is how many of the newest output bytes are kept.
 	OutputTailBytes int
+	// TelemetryGrace is how long execute_command waits after a command ends for its
+	// telemetry to arrive; zero answers at once.
+	TelemetryGrace time.Duration
 }
 
 // CatalogEntry is one declared command.

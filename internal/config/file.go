@@ -12,10 +12,11 @@ import (
 // the keys a file sets replace defaults. It is decoded only after the schema accepted the file.
 type fileConfig struct {
 	Telemetry *struct {
-		Source     *string `json:"source"`
-		APIKeyEnv  *string `json:"apiKeyEnv"`
-		TokenEnv   *string `json:"tokenEnv"`
-		ClickHouse *struct {
+		Source           *string  `json:"source"`
+		APIKeyEnv        *string  `json:"apiKeyEnv"`
+		TokenEnv         *string  `json:"tokenEnv"`
+		StackSnippetDeny []string `json:"stackSnippetDeny"`
+		ClickHouse       *struct {
 			TracesTable *string `json:"tracesTable"`
 			LogsTable   *string `json:"logsTable"`
 		} `json:"clickhouse"`
@@ -66,6 +67,7 @@ type fileCommands struct {
 	MaxTimeoutMs     *int64   `json:"maxTimeoutMs"`
 	SecretEnv        []string `json:"secretEnv"`
 	OutputTailBytes  *int     `json:"outputTailBytes"`
+	TelemetryGraceMs *int64   `json:"telemetryGraceMs"`
 }
 
 type fileCatalogEntry struct {
@@ -103,6 +105,9 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 		}
 		setString(&cfg.Telemetry.APIKeyEnv, t.APIKeyEnv)
 		setString(&cfg.Telemetry.TokenEnv, t.TokenEnv)
+		if t.StackSnippetDeny != nil {
+			cfg.Telemetry.StackSnippetDeny = t.StackSnippetDeny
+		}
 		if ch := t.ClickHouse; ch != nil {
 			setString(&cfg.Telemetry.TracesTable, ch.TracesTable)
 			setString(&cfg.Telemetry.LogsTable, ch.LogsTable)
@@ -245,6 +250,9 @@ func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
 		cmds.SecretEnv = append([]string{AlwaysSecretEnv}, c.SecretEnv...)
 	}
 	setInt(&cmds.OutputTailBytes, c.OutputTailBytes)
+	if c.TelemetryGraceMs != nil {
+		cmds.TelemetryGrace = time.Duration(*c.TelemetryGraceMs) * time.Millisecond
+	}
 	return errs
 }
 
