@@ -214,6 +214,8 @@ func (a *App) telemetrySource() telemetry.Source {
 			}
 			return telemetry.NewEngine(store.NewBackend(st), conv), nil
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
+	case config.SourceAspire:
+		return a.aspireSource()
 	default:
 		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}
 	}

@@ -14,6 +14,7 @@ type fileConfig struct {
 	Telemetry *struct {
 		Source           *string  `json:"source"`
 		APIKeyEnv        *string  `json:"apiKeyEnv"`
+		TokenEnv         *string  `json:"tokenEnv"`
 		StackSnippetDeny []string `json:"stackSnippetDeny"`
 		ClickHouse       *struct {
 			TracesTable *string `json:"tracesTable"`
@@ -96,13 +97,14 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 		if t.Source != nil {
 			src, err := ParseSource(*t.Source, root)
 			if err != nil {
-				bad("/telemetry/source", err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
+				bad("/telemetry/source", err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
 			} else {
 				cfg.Telemetry.Source, set.source = src, true
 				cfg.Telemetry.SourceOrigin = FileName + " telemetry.source"
 			}
 		}
 		setString(&cfg.Telemetry.APIKeyEnv, t.APIKeyEnv)
+		setString(&cfg.Telemetry.TokenEnv, t.TokenEnv)
 		if t.StackSnippetDeny != nil {
 			cfg.Telemetry.StackSnippetDeny = t.StackSnippetDeny
 		}
