@@ -41,13 +41,14 @@ install: ## Install runlens into $(go env GOPATH)/bin, so MCP hosts find it on P
 	@echo "installed $$($(GO) env GOPATH)/bin/runlens; make sure that folder is on PATH"
 
 .PHONY: tools
-tools: ## Install the pinned Node tooling the compatibility tests use (cached).
+tools: ## Install the pinned Node tooling the compatibility and agent-loop tests use (cached).
 	@.ci/install-tools >/dev/null
 
 .PHONY: test
 test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-client compatibility.
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/internal/compat$$')
+	@# The agent-loop tests run Node 22 and the OpenTelemetry JS SDK from the pinned Node tooling.
+	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/internal/compat$$')
 	@# The real-client suite runs alone: its start-up bound measures Node clients, not a busy machine.
 	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -timeout 20m ./internal/compat/...
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./internal/mcp
@@ -59,6 +60,7 @@ test-compat: ## Run only the real-client compatibility suite.
 .PHONY: bench
 bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests): protocol vs a go-sdk peer, then package benchmarks.
 	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestReport$$' -v ./internal/bench
+	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestAspireLatencyReport$$' -v ./internal/telemetry/aspire
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store ./internal/otlp
 
 .PHONY: lint
