@@ -97,6 +97,10 @@ func sourceChecks(ctx context.Context, d Deps, probe string) ([]Check, error) {
 		return []Check{{Name: "source_configured", Status: Fail, Summary: "No telemetry source is configured.", Fix: "Set telemetry.source in runlens.json or RUNLENS_TELEMETRY."}}, nil
 	}
 	info := d.Telemetry.Describe(ctx)
+	if !info.Reachable && info.Problem != nil {
+		return []Check{{Name: "source_reachable", Status: Fail, Summary: sentence(info.Problem.Error()),
+			Fix: fixOf(info.Problem, "Start the backend, or check telemetry.source in runlens.json.")}}, nil
+	}
 	if !info.Reachable {
 		return []Check{{Name: "source_reachable", Status: Fail,
 			Summary: fmt.Sprintf("The %s telemetry source does not answer.", info.Kind),
