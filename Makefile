@@ -35,6 +35,11 @@ check-generate: generate ## Fail when generated files differ from what is commit
 build: ## Build the static runlens binary into bin/.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/runlens
 
+.PHONY: install
+install: ## Install runlens into $(go env GOPATH)/bin, so MCP hosts find it on PATH.
+	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/runlens
+	@echo "installed $$($(GO) env GOPATH)/bin/runlens; make sure that folder is on PATH"
+
 .PHONY: tools
 tools: ## Install the pinned Node tooling the compatibility and agent-loop tests use (cached).
 	@.ci/install-tools >/dev/null

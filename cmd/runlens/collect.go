@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,16 +17,19 @@ import (
 // collect runs the OTLP receivers in the foreground, OTLP/HTTP and (unless turned off)
 // OTLP/gRPC, writing into the embedded store, until SIGINT or SIGTERM. Every OK it answers
 // means the batch is committed.
-func collect(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("collect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func collect(args []string, stdout, stderr io.Writer) int {
+	fs := newCLI("collect", stdout, stderr)
 	var o config.Overrides
-	fs.StringVar(&o.ProjectRoot, "project-root", "", "project folder (default: current directory)")
-	fs.StringVar(&o.Receiver, "listen", "", "OTLP/HTTP address to listen on (default 127.0.0.1:4318)")
-	fs.StringVar(&o.ReceiverGRPC, "listen-grpc", "", "OTLP/gRPC address to listen on (default 127.0.0.1:4317), or off")
-	fs.StringVar(&o.Store, "store", "", "SQLite store path (default .runlens/telemetry.db)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs.StringVar(&o.ProjectRoot, "project-root", "", "project `folder`")
+	fs.StringVar(&o.Receiver, "listen", "", "OTLP/HTTP `address` to listen on")
+	fs.StringVar(&o.ReceiverGRPC, "listen-grpc", "", "OTLP/gRPC `address` to listen on, or off")
+	fs.StringVar(&o.Store, "store", "", "SQLite store `path`, relative to the project root")
+	fs.defaultIs("project-root", "$RUNLENS_PROJECT_ROOT, else the current directory")
+	fs.defaultIs("listen", "$RUNLENS_RECEIVER, else runlens.json, else 127.0.0.1:4318")
+	fs.defaultIs("listen-grpc", "$RUNLENS_RECEIVER_GRPC, else runlens.json, else 127.0.0.1:4317")
+	fs.defaultIs("store", "runlens.json, else .runlens/telemetry.db")
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
 	a, err := openApp(o, stderr)
 	if err != nil {

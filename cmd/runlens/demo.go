@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,11 +13,10 @@ import (
 
 // demoCmd runs the end-to-end demonstration on the embedded default.
 func demoCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("demo", stdout, stderr)
 	requests := fs.Int("requests", 60, "how many API requests the demo app serves")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
 	exe, err := os.Executable()
 	if err != nil {

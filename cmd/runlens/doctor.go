@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -16,14 +15,15 @@ import (
 // doctorCmd runs the doctor tool for people: a readable table, or the tool's JSON with --json.
 // It exits 1 when any check fails, so scripts can gate on it.
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("doctor", stdout, stderr)
 	var o config.Overrides
-	fs.StringVar(&o.ProjectRoot, "project-root", "", "project folder (default: current directory)")
-	fs.StringVar(&o.Telemetry, "telemetry", "", "telemetry SOURCE")
-	asJSON := fs.Bool("json", false, "print the doctor tool's JSON answer")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs.StringVar(&o.ProjectRoot, "project-root", "", "project `folder`")
+	fs.StringVar(&o.Telemetry, "telemetry", "", "telemetry `SOURCE` to check")
+	asJSON := fs.Bool("json", false, "print the doctor tool's JSON answer instead of a table")
+	fs.defaultIs("project-root", "$RUNLENS_PROJECT_ROOT, else the current directory")
+	fs.defaultIs("telemetry", "$RUNLENS_TELEMETRY, else runlens.json, else sqlite:.runlens/telemetry.db")
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
 	a, err := openLenient(o, stderr) // a broken runlens.json is a failing check, not an exit
 	if err != nil {
@@ -32,7 +32,9 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer a.Close()
 
-	out, err := a.Flows.Doctor(context.Background(), gen.DoctorInput{})
+	var in gen.DoctorInput
+	in.ApplyDefaults()
+	out, err := a.Flows.Doctor(context.Background(), in)
 	if err != nil {
 		fmt.Fprintf(stderr, "runlens: doctor: %v\n", err)
 		return 1

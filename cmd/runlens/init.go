@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
@@ -15,13 +17,14 @@ import (
 // initCmd writes the project-scoped MCP registration for each host and keeps the store folder
 // out of version control.
 func initCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	host := fs.String("host", "all", "claude, codex, vscode, cursor or all")
-	root := fs.String("project-root", "", "project folder (default: current directory)")
-	command := fs.String("command", "runlens", "the program hosts start (on PATH, or an absolute path)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs := newCLI("init", stdout, stderr)
+	host := fs.String("host", "all", "`host` to register with: claude, codex, vscode, cursor or all")
+	root := fs.String("project-root", "", "project `folder`")
+	command := fs.String("command", "", "the `program` hosts start: a name on PATH or an absolute path")
+	fs.defaultIs("project-root", "the current directory")
+	fs.defaultIs("command", "runlens when it is on PATH, else the absolute path of this binary")
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
 	hosts, err := hostcfg.ParseHosts(*host)
 	if err != nil {
@@ -30,6 +33,13 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if *root == "" {
 		*root, _ = os.Getwd()
+	}
+	if *command == "" {
+		var note string
+		*command, note = defaultCommand(exec.LookPath, os.Executable)
+		if note != "" {
+			fmt.Fprintln(stdout, note)
+		}
 	}
 	server := hostcfg.Server{Name: "runlens", Command: *command, Args: []string{"serve"}}
 	failed := false
@@ -41,6 +51,11 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(stdout, "%-7s %-20s %s\n", h, res.File, res.Note)
+	}
+	for _, r := range hostcfg.Registered(*root, server.Name) {
+		if _, err := hostcfg.Resolve(r.Command); err != nil {
+			fmt.Fprintf(stdout, "warning: %s registers %q, which hosts cannot start: %v\n  fix: %s\n", r.File, r.Command, err, installHint)
+		}
 	}
 	if added, err := hostcfg.Ignore(*root, ".runlens/"); err != nil {
 		fmt.Fprintf(stderr, "runlens init: %v\n", err)
@@ -74,4 +89,36 @@ func proposePort(root string, stdout io.Writer) {
 		return
 	}
 	fmt.Fprintf(stdout, "receiver %s\n  %s\n  %s\n", s.Address, s.Note, s.Fix)
+}
+
+// installHint is how to put runlens where hosts find it.
+const installHint = "put runlens on PATH with `go install ./cmd/runlens` or `make install` in its source folder, or run `runlens init --command /absolute/path/to/runlens`"
+
+// defaultCommand picks the command init registers: "runlens" when PATH has it, else the
+// absolute path of the running binary, so the registration starts something either way. A
+// binary of `go run` lives in a temporary build folder that is deleted when it exits, so then
+// it registers "runlens" and says clearly that hosts will not find it yet.
+func defaultCommand(lookPath func(string) (string, error), executable func() (string, error)) (command, note string) {
+	if _, err := lookPath("runlens"); err == nil {
+		return "runlens", ""
+	}
+	exe, err := executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil || temporaryBuild(exe) {
+		return "runlens", "runlens is not on PATH, so hosts cannot start the registered command `runlens` yet: " + installHint + "."
+	}
+	return exe, "runlens is not on PATH; registered this binary by its absolute path, " + exe + "."
+}
+
+// temporaryBuild reports whether exe is a binary `go run` or `go test` built in one of the
+// go-build folders it deletes afterwards.
+func temporaryBuild(exe string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
 }

@@ -12,19 +12,6 @@ import (
 // version is set at link time (-ldflags "-X main.version=…"); "dev" marks a source build.
 var version = "dev"
 
-const usage = `runlens — a bounded window onto your app for coding agents
-
-usage:
-  runlens serve    [--project-root DIR] [--telemetry SOURCE] [--profile full|compact]
-                   [--receiver ADDR|off] [--receiver-grpc ADDR|off]
-  runlens collect  [--project-root DIR] [--listen ADDR] [--listen-grpc ADDR|off] [--store PATH]
-  runlens demo
-  runlens doctor   [--project-root DIR] [--json]
-  runlens init     [--host claude|codex|vscode|cursor|all] [--project-root DIR]
-  runlens schemas export DIR
-  runlens version
-`
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -32,7 +19,7 @@ func main() {
 // run dispatches a subcommand and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	cmd, rest := args[0], args[1:]
@@ -40,7 +27,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(rest, stdin, stdout, stderr)
 	case "collect":
-		return collect(rest, stderr)
+		return collect(rest, stdout, stderr)
 	case "demo":
 		return demoCmd(rest, stdout, stderr)
 	case "doctor":
@@ -50,12 +37,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "schemas":
 		return schemasCmd(rest, stdout, stderr)
 	case "version", "--version", "-v":
+		if wantsHelp(rest) {
+			c := lookupSubcommand("version")
+			fmt.Fprintf(stdout, "%s\n\nusage: runlens version\n", c.purpose)
+			return 0
+		}
 		fmt.Fprintln(stdout, "runlens", version)
 		return 0
 	case "help", "--help", "-h":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return 0
 	}
-	fmt.Fprintf(stderr, "runlens: unknown command %q\n\n%s", cmd, usage)
+	fmt.Fprintf(stderr, "runlens: unknown command %q\n\n%s", cmd, usage())
 	return 2
 }

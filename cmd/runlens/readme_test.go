@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -53,4 +55,44 @@ func TestReadmeToolTableMatchesTheRegistry(t *testing.T) {
 		return
 	}
 	t.Fatal("README.md's tool table is out of date with the registry: run UPDATE_GOLDEN=1 go test ./cmd/runlens")
+}
+
+func TestEveryFileTheReadmeLinksToExists(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatch(string(data), -1)
+	checked := 0
+	for _, m := range links {
+		target, _, _ := strings.Cut(m[1], "#")
+		if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+			continue
+		}
+		checked++
+		if _, err := os.Stat(filepath.Join("..", "..", filepath.FromSlash(target))); err != nil {
+			t.Errorf("README.md links to %s, which does not exist", target)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("README.md links to no file of the project; the links this test checks are gone")
+	}
+}
+
+func TestEveryFileTheProjectDocsLinkToExists(t *testing.T) {
+	for _, doc := range []string{"BENCHMARKS.md", "docs/conventions.md"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", doc))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		for _, m := range regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatch(string(data), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join("..", "..", filepath.Dir(doc), filepath.FromSlash(target))); err != nil {
+				t.Errorf("%s links to %s, which does not exist", doc, target)
+			}
+		}
+	}
 }

@@ -13,6 +13,11 @@ import (
 
 // schemasCmd writes the published, bundled schemas for clients in other languages.
 func schemasCmd(args []string, stdout, stderr io.Writer) int {
+	if wantsHelp(args) {
+		c := lookupSubcommand("schemas")
+		fmt.Fprintf(stdout, "%s\n\nusage: runlens schemas %s\n", c.purpose, c.synopsis)
+		return 0
+	}
 	if len(args) != 2 || args[0] != "export" {
 		fmt.Fprintln(stderr, "usage: runlens schemas export DIR")
 		return 2

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,31 +18,35 @@ import (
 )
 
 // instructions is what a host shows the model at initialize: which tool answers which symptom.
-const instructions = `runlens shows what the app you are working on did and whether the workspace is wired. ` +
-	`Start with get_app_status for "is it healthy?", get_recent_errors for "what is failing?", ` +
-	`list_runs then get_run to follow one execution, analyze_service_performance and ` +
-	`analyze_db_bottlenecks for slowness, get_last_job_result for background jobs. When tools return ` +
-	`nothing, run doctor. search_docs and get_doc read the project docs; list_commands shows which ` +
-	`project commands execute_command may run. Answers are bounded: follow page.nextCursor or ask for detail=full.`
+const instructions = `runlens reads the running app's traces and logs, the workspace wiring, the project docs ` +
+	`and the project commands policy allows. Start with get_app_status or get_recent_errors; run doctor when ` +
+	`tools return nothing. Telemetry tools look back over window (15m, 2h, 1d) or from sinceUnixMs. Answers are ` +
+	`bounded: page.truncated means items were left out (follow page.nextCursor, or ask detail=full); ` +
+	`scan.limited means the data covered less than the window.`
 
-// serve runs the MCP server over stdio until EOF or a signal.
 // serveMemoryLimit is the Go runtime's soft memory limit in a serve process: with SQLite's page
 // caches and the binary it keeps the process within B11's 64 MiB.
 const serveMemoryLimit = 40 << 20
 
+// serve runs the MCP server over stdio until EOF or a signal.
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("serve", stdout, stderr)
 	var o config.Overrides
-	fs.StringVar(&o.ProjectRoot, "project-root", "", "project folder (default: current directory)")
-	fs.StringVar(&o.Telemetry, "telemetry", "", "telemetry SOURCE: sqlite:PATH, clickhouse://…, aspire+http(s)://…, jaeger+http://…")
-	fs.StringVar(&o.Profile, "profile", "", "tool profile: full or compact")
-	fs.StringVar(&o.Receiver, "receiver", "", "OTLP/HTTP receiver address, or off (turns off both receivers)")
-	fs.StringVar(&o.ReceiverGRPC, "receiver-grpc", "", "OTLP/gRPC receiver address, or off")
+	fs.StringVar(&o.ProjectRoot, "project-root", "", "project `folder`")
+	fs.StringVar(&o.Telemetry, "telemetry", "", "telemetry `SOURCE`: sqlite:PATH, clickhouse://…, aspire+http(s)://…, jaeger+http://…")
+	fs.StringVar(&o.Profile, "profile", "", "tool `profile`: full or compact")
+	fs.StringVar(&o.Receiver, "receiver", "", "OTLP/HTTP receiver `address`, or off (turns off both receivers)")
+	fs.StringVar(&o.ReceiverGRPC, "receiver-grpc", "", "OTLP/gRPC receiver `address`, or off")
 	fixtures := fs.Bool("test-fixtures", false, "serve the conformance suite's fixture tools (tests only)")
-	pageSize := fs.Int("page-size", 0, "tools/list page size (0: all tools on one page)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pageSize := fs.Int("page-size", 0, "tools/list page size (0: all tools on one page; tests only)")
+	fs.hide("test-fixtures", "page-size")
+	fs.defaultIs("project-root", "$RUNLENS_PROJECT_ROOT, else the current directory")
+	fs.defaultIs("telemetry", "$RUNLENS_TELEMETRY, else runlens.json, else sqlite:.runlens/telemetry.db")
+	fs.defaultIs("profile", "$RUNLENS_MCP_PROFILE, else runlens.json, else full")
+	fs.defaultIs("receiver", "$RUNLENS_RECEIVER, else runlens.json, else 127.0.0.1:4318")
+	fs.defaultIs("receiver-grpc", "$RUNLENS_RECEIVER_GRPC, else runlens.json, else 127.0.0.1:4317")
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
 
 	// A serve process keeps a small live heap (about 2 MB) and answers many small calls; the

@@ -143,7 +143,7 @@ func (a *App) configError() error {
 		// Not reachable while FileProblems is set (fileProblem reports the restart then).
 		p = describe(a.Config.FileProblems, a.Config.ProjectRoot, true)
 	}
-	return toolerr.New(string(gen.ErrorCodeConfigInvalid), p.msg).WithHint(p.fix)
+	return toolerr.New(gen.ErrorCodeConfigInvalid, p.msg).WithHint(p.fix)
 }
 
 func capitalise(s string) string {

@@ -34,7 +34,7 @@ func (e *missingStoreError) Fix() string {
 
 // toolError is how the telemetry tools report it.
 func (e *missingStoreError) toolError() *toolerr.Error {
-	return toolerr.New(string(gen.ErrorCodeSourceUnreachable), e.Error()).
+	return toolerr.New(gen.ErrorCodeSourceUnreachable, e.Error()).
 		WithHint(fmt.Sprintf("correct the path given by %s, or create the store with `runlens collect --store %s`; run the doctor tool for the whole picture", e.origin, e.shown))
 }
 

@@ -156,16 +156,16 @@ func listedTools(t *testing.T, list json.RawMessage) map[string]listedTool {
 	return out
 }
 
-// registryTools is what both servers must list: the registry's names and published schemas.
+// registryTools is what both servers must list: the registry's names and listed schemas.
 func registryTools(t *testing.T) map[string]listedTool {
 	t.Helper()
 	out := map[string]listedTool{}
 	for _, tool := range gen.Tools {
 		var in, o any
-		if err := json.Unmarshal(tool.InputSchema, &in); err != nil {
+		if err := json.Unmarshal(tool.ListedInputSchema, &in); err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal(tool.OutputSchema, &o); err != nil {
+		if err := json.Unmarshal(tool.ListedOutputSchema, &o); err != nil {
 			t.Fatal(err)
 		}
 		out[tool.Name] = listedTool{Input: canonical(t, in), Output: canonical(t, o)}

@@ -41,8 +41,8 @@ func TestPeerToolsMatchTheRegistry(t *testing.T) {
 			Title:        tool.Title,
 			Description:  tool.Description,
 			Annotations:  peerAnnotations{a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint},
-			InputSchema:  tool.InputSchema,
-			OutputSchema: tool.OutputSchema,
+			InputSchema:  tool.ListedInputSchema,
+			OutputSchema: tool.ListedOutputSchema,
 		})
 	}
 	want, err := json.MarshalIndent(tools, "", "  ")

@@ -156,29 +156,37 @@ func indentJSON(compact []byte) ([]byte, error) {
 // publish bundles every tool schema and the configuration schemas.
 func (m *Model) publish() error {
 	var p problems
-	add := func(file string) []byte {
+	// add publishes file and returns it and its tools/list form (by list) as compact JSON.
+	add := func(file string, list func(any) any) (published, listed []byte) {
 		v, err := m.src.bundle(Location{File: file})
 		if err != nil {
 			p.addErr(Location{File: file}, err)
-			return nil
+			return nil, nil
 		}
 		b, err := compactJSON(v)
 		if err != nil {
 			p.addErr(Location{File: file}, err)
-			return nil
+			return nil, nil
 		}
 		m.Published = append(m.Published, &Published{
 			Path: strings.TrimPrefix(file, m.src.Root+"/"), Source: file, Compact: b,
 		})
-		return b
+		if list == nil {
+			return b, nil
+		}
+		l, err := compactJSON(list(v))
+		if err != nil {
+			p.addErr(Location{File: file}, err)
+		}
+		return b, l
 	}
 	for _, t := range m.Tools() {
-		t.InputSchema = add(t.Source.InputFile)
-		t.OutputSchema = add(t.Source.OutputFile)
+		t.InputSchema, t.ListedInput = add(t.Source.InputFile, listInput)
+		t.OutputSchema, t.ListedOutput = add(t.Source.OutputFile, listOutput)
 	}
 	for _, f := range []string{m.src.Config, m.src.Conventions} {
 		if f != "" {
-			add(f)
+			add(f, nil)
 		}
 	}
 	slices.SortFunc(m.Published, func(a, b *Published) int { return strings.Compare(a.Path, b.Path) })

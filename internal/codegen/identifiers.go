@@ -35,7 +35,8 @@ func (m *Model) checkIdentifiers() error {
 		claim(m.ToolConstName(t), "the name constant of tool "+t.Meta.Name)
 		claim(m.SchemaConstName(t, "Input"), "the input schema constant of tool "+t.Meta.Name)
 		claim(m.SchemaConstName(t, "Output"), "the output schema constant of tool "+t.Meta.Name)
-		claim(m.callFuncName(t), "the call function of tool "+t.Meta.Name)
+		claim(m.ListedConstName(t, "Input"), "the listed input schema constant of tool "+t.Meta.Name)
+		claim(m.ListedConstName(t, "Output"), "the listed output schema constant of tool "+t.Meta.Name)
 	}
 	for _, p := range m.Published {
 		if !strings.HasPrefix(p.Path, "tools/") {

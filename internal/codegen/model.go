@@ -26,6 +26,8 @@ type Tool struct {
 	Input, Output *Type
 	// InputSchema and OutputSchema are the published schemas, compact JSON.
 	InputSchema, OutputSchema []byte
+	// ListedInput and ListedOutput are what tools/list serves of them (listing.go).
+	ListedInput, ListedOutput []byte
 }
 
 // Published is one bundled, self-contained schema as tools/list serves it.

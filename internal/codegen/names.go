@@ -26,6 +26,12 @@ func (m *Model) SchemaConstName(t *Tool, suffix string) string {
 	return "schema" + m.ToolTypeName(t.Meta.Name, suffix)
 }
 
+// ListedConstName names the unexported constant holding what tools/list serves of a tool's
+// input or output schema: listedListRunsInput.
+func (m *Model) ListedConstName(t *Tool, suffix string) string {
+	return "listed" + m.ToolTypeName(t.Meta.Name, suffix)
+}
+
 // PublishedConstName names the exported constant of a published configuration schema:
 // config.schema.json → ConfigSchema.
 func (m *Model) PublishedConstName(p *Published) string { return m.filePrefix(p.Source) + "Schema" }

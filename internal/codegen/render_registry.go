@@ -32,6 +32,10 @@ func (m *Model) renderRegistry() (*jen.File, error) {
 		jen.Id("InputSchema").Index().Byte(),
 		jen.Comment("OutputSchema is the published bundled output schema, compact JSON."),
 		jen.Id("OutputSchema").Index().Byte(),
+		jen.Comment("ListedInputSchema and ListedOutputSchema are what tools/list serves of them: the"),
+		jen.Comment("input without its root title and description, the output's shape and top-level"),
+		jen.Comment("descriptions. Answers are still validated against the published schemas."),
+		jen.Id("ListedInputSchema").Op(",").Id("ListedOutputSchema").Index().Byte(),
 		jen.Comment("Call decodes already-validated arguments into the typed input, applies the schema"),
 		jen.Comment("defaults and invokes the flow. Nil for the compact-profile tools."),
 		jen.Id("Call").Func().Params(
@@ -60,10 +64,8 @@ func (m *Model) renderRegistry() (*jen.File, error) {
 		),
 		jen.Return(jen.Id("Tool").Values(), jen.False()),
 	)
-	for _, t := range m.Full {
-		f.Line()
-		m.callFunc(f, t)
-	}
+	f.Line()
+	m.callWith(f)
 	f.Line()
 	f.Comment("hint makes an annotation value.")
 	f.Func().Id("hint").Params(jen.Id("b").Bool()).Op("*").Bool().Block(jen.Return(jen.Op("&").Id("b")))
@@ -84,7 +86,7 @@ func (m *Model) toolEntry(t *Tool, withCall bool) jen.Code {
 	}
 	call := jen.Id("Call").Op(":").Nil()
 	if withCall {
-		call = jen.Id("Call").Op(":").Id(m.callFuncName(t))
+		call = jen.Id("Call").Op(":").Id("callWith").Call(jen.Id("Flows").Dot(m.MethodName(t)), jen.Id(m.ToolConstName(t)))
 	}
 	return jen.Values(
 		jen.Line().Id("Name").Op(":").Id(m.ToolConstName(t)),
@@ -96,32 +98,35 @@ func (m *Model) toolEntry(t *Tool, withCall bool) jen.Code {
 			jen.Id("Standard").Op(":").Lit(t.Meta.Budget.Standard), jen.Id("Summary").Op(":").Lit(t.Meta.Budget.Summary)),
 		jen.Line().Id("InputSchema").Op(":").Index().Byte().Parens(jen.Id(m.SchemaConstName(t, "Input"))),
 		jen.Line().Id("OutputSchema").Op(":").Index().Byte().Parens(jen.Id(m.SchemaConstName(t, "Output"))),
+		jen.Line().Id("ListedInputSchema").Op(":").Index().Byte().Parens(jen.Id(m.ListedConstName(t, "Input"))),
+		jen.Line().Id("ListedOutputSchema").Op(":").Index().Byte().Parens(jen.Id(m.ListedConstName(t, "Output"))),
 		jen.Line().Add(call),
 		jen.Line(),
 	)
 }
 
-// callFuncName names a tool's decode-and-dispatch function: callListRuns.
-func (m *Model) callFuncName(t *Tool) string { return "call" + m.MethodName(t) }
-
-// callFunc renders a tool's decode-and-dispatch function.
-func (m *Model) callFunc(f *jen.File, t *Tool) {
-	f.Comment(fmt.Sprintf("%s decodes validated %s arguments, applies the schema defaults and calls the flow.", m.callFuncName(t), t.Meta.Name))
-	body := []jen.Code{
-		jen.Var().Id("in").Id(t.Input.Name),
-		jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("args"), jen.Op("&").Id("in")), jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit(fmt.Sprintf("decode %s arguments: %%w", t.Meta.Name)), jen.Err())),
-		),
-	}
-	if m.needsDefaults(t.Input) {
-		body = append(body, jen.Id("in").Dot("ApplyDefaults").Call())
-	}
-	body = append(body,
-		jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("f").Dot(m.MethodName(t)).Call(jen.Id("ctx"), jen.Id("in")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Id("out"), jen.Nil()),
+// callWith renders the one decode-and-call helper every full-profile tool's Call is made from:
+// decode the validated arguments into the tool's input type, apply its schema defaults (the
+// only place they are applied), call the flow.
+func (m *Model) callWith(f *jen.File) {
+	ctx, args := jen.Id("ctx").Qual("context", "Context"), jen.Id("args").Qual("encoding/json", "RawMessage")
+	f.Comment("callWith makes a tool's Call from its Flows method: decode the validated arguments into the")
+	f.Comment("input type, apply the schema defaults when the input has any, and call the flow.")
+	f.Func().Id("callWith").Types(jen.Id("In").Op(",").Id("Out").Any()).Params(
+		jen.Id("flow").Func().Params(jen.Id("Flows"), jen.Qual("context", "Context"), jen.Id("In")).Params(jen.Id("Out"), jen.Error()),
+		jen.Id("tool").String(),
+	).Func().Params(jen.Qual("context", "Context"), jen.Id("Flows"), jen.Qual("encoding/json", "RawMessage")).Params(jen.Any(), jen.Error()).Block(
+		jen.Return(jen.Func().Params(ctx, jen.Id("f").Id("Flows"), args).Params(jen.Any(), jen.Error()).Block(
+			jen.Var().Id("in").Id("In"),
+			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("args"), jen.Op("&").Id("in")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("decode %s arguments: %w"), jen.Id("tool"), jen.Err())),
+			),
+			jen.If(jen.List(jen.Id("d"), jen.Id("ok")).Op(":=").Any().Call(jen.Op("&").Id("in")).Assert(jen.Interface(jen.Id("ApplyDefaults").Params())), jen.Id("ok")).Block(
+				jen.Id("d").Dot("ApplyDefaults").Call(),
+			),
+			jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("flow").Call(jen.Id("f"), jen.Id("ctx"), jen.Id("in")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Id("out"), jen.Nil()),
+		)),
 	)
-	f.Func().Id(m.callFuncName(t)).Params(
-		jen.Id("ctx").Qual("context", "Context"), jen.Id("f").Id("Flows"), jen.Id("args").Qual("encoding/json", "RawMessage"),
-	).Params(jen.Any(), jen.Error()).Block(body...)
 }

@@ -8,6 +8,8 @@ import (
 	"go/parser"
 	"go/token"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/atombender/go-jsonschema/pkg/generator"
 	"github.com/atombender/go-jsonschema/pkg/schemas"
@@ -70,9 +72,9 @@ func (m *Model) goTypeDecls() (map[string]string, error) {
 func (m *Model) synthetic(t *Type) map[string]any {
 	switch t.Kind {
 	case Enum:
-		return map[string]any{"type": jsonTypeName(t.EnumBase), "enum": t.EnumValues, "description": t.Description}
+		return map[string]any{"type": jsonTypeName(t.EnumBase), "enum": t.EnumValues, "description": typeDoc(t)}
 	case Map:
-		return map[string]any{"type": "object", "description": t.Description, "additionalProperties": m.syntheticType(t.Value)}
+		return map[string]any{"type": "object", "description": typeDoc(t), "additionalProperties": m.syntheticType(t.Value)}
 	}
 	props := map[string]any{}
 	required := []string{}
@@ -92,7 +94,7 @@ func (m *Model) synthetic(t *Type) map[string]any {
 		}
 	}
 	return map[string]any{
-		"type": "object", "description": t.Description, "properties": props,
+		"type": "object", "description": typeDoc(t), "properties": props,
 		"required": required, "additionalProperties": false,
 	}
 }
@@ -166,12 +168,15 @@ func (m *Model) splitDecls(src []byte) (map[string]string, error) {
 			return nil, fmt.Errorf("go-jsonschema did not declare %s (from %s)", t.Name, t.Loc)
 		}
 		decl = strings.ReplaceAll(decl, "interface{}", "any")
+		// go-jsonschema wraps comments near 80 columns; a schema location is one token and
+		// stays on its "Ref:" line.
+		decl = strings.ReplaceAll(decl, "// Ref:\n// ", "// Ref: ")
 		if t.Kind != Enum {
 			out[t.Name] = decl
 			continue
 		}
 		var b strings.Builder
-		b.WriteString(comment(t.Description))
+		b.WriteString(comment(typeDoc(t)))
 		b.WriteString(decl)
 		var specs []string
 		for _, v := range t.EnumValues {
@@ -191,6 +196,26 @@ func (m *Model) splitDecls(src []byte) (map[string]string, error) {
 		out[t.Name] = b.String()
 	}
 	return out, nil
+}
+
+// typeDoc is a named type's doc comment: its name and the schema's description, as Go doc
+// comments begin, and where in the schemas it comes from (ogen's "Ref:").
+func typeDoc(t *Type) string {
+	d := strings.TrimSpace(t.Description)
+	if d != "" {
+		r, n := utf8.DecodeRuneInString(d)
+		if !unicode.IsUpper(r) || n == len(d) || !unicode.IsUpper(rune(d[n])) { // keep acronyms (OTLP …)
+			d = string(unicode.ToLower(r)) + d[n:]
+		}
+		d = t.Name + ": " + d
+	} else {
+		d = t.Name + "."
+	}
+	ref := t.Loc.File
+	if t.Loc.Pointer != "" {
+		ref += "#" + t.Loc.Pointer
+	}
+	return d + "\n\nRef: " + ref
 }
 
 // comment renders a description as a Go comment, wrapped near 100 columns.

@@ -9,10 +9,10 @@ import (
 // title, annotations and outputSchema are all present).
 func (m *Model) ToolEntry(t *Tool) (map[string]any, error) {
 	var in, out any
-	if err := json.Unmarshal(t.InputSchema, &in); err != nil {
+	if err := json.Unmarshal(t.ListedInput, &in); err != nil {
 		return nil, fmt.Errorf("decode %s input schema: %w", t.Meta.Name, err)
 	}
-	if err := json.Unmarshal(t.OutputSchema, &out); err != nil {
+	if err := json.Unmarshal(t.ListedOutput, &out); err != nil {
 		return nil, fmt.Errorf("decode %s output schema: %w", t.Meta.Name, err)
 	}
 	ann := map[string]any{}
@@ -27,7 +27,7 @@ func (m *Model) ToolEntry(t *Tool) (map[string]any, error) {
 	}
 	return map[string]any{
 		"name": t.Meta.Name, "title": t.Meta.Title, "description": t.Meta.Description,
-		"annotations": ann, "inputSchema": json.RawMessage(t.InputSchema), "outputSchema": json.RawMessage(t.OutputSchema),
+		"annotations": ann, "inputSchema": json.RawMessage(t.ListedInput), "outputSchema": json.RawMessage(t.ListedOutput),
 	}, nil
 }
 

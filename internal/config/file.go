@@ -6,89 +6,41 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/runlens/runlens/gen"
 )
 
-// fileConfig mirrors config.schema.json. Pointers tell an absent key from a zero value, so only
-// the keys a file sets replace defaults. It is decoded only after the schema accepted the file.
-type fileConfig struct {
-	Telemetry *struct {
-		Source           *string  `json:"source"`
-		APIKeyEnv        *string  `json:"apiKeyEnv"`
-		TokenEnv         *string  `json:"tokenEnv"`
-		StackSnippetDeny []string `json:"stackSnippetDeny"`
-		ClickHouse       *struct {
-			TracesTable *string `json:"tracesTable"`
-			LogsTable   *string `json:"logsTable"`
-		} `json:"clickhouse"`
-	} `json:"telemetry"`
-	Receiver *struct {
-		Address      *string  `json:"address"`
-		GRPCAddress  *string  `json:"grpcAddress"`
-		Enabled      *bool    `json:"enabled"`
-		AllowedHosts []string `json:"allowedHosts"`
-	} `json:"receiver"`
-	Store *struct {
-		Path      *string `json:"path"`
-		Retention *string `json:"retention"`
-		MaxBytes  *int64  `json:"maxBytes"`
-	} `json:"store"`
-	Docs *struct {
-		Root    *string  `json:"root"`
-		Exclude []string `json:"exclude"`
-	} `json:"docs"`
-	Commands *fileCommands `json:"commands"`
-	Budgets  *struct {
-		Standard    *int `json:"standard"`
-		Large       *int `json:"large"`
-		Summary     *int `json:"summary"`
-		FullCeiling *int `json:"fullCeiling"`
-	} `json:"budgets"`
-	Conventions   json.RawMessage `json:"conventions"`
-	SensitiveKeys []string        `json:"sensitiveKeys"`
-	Doctor        *struct {
-		AllowRemoteEndpoints *bool `json:"allowRemoteEndpoints"`
-	} `json:"doctor"`
-	MCP *struct {
-		Profile *string `json:"profile"`
-	} `json:"mcp"`
-}
-
-type fileCommands struct {
-	Catalog  []fileCatalogEntry `json:"catalog"`
-	Discover *struct {
-		Makefile    *bool `json:"makefile"`
-		PackageJSON *bool `json:"packageJson"`
-	} `json:"discover"`
-	Policy *struct {
-		Allow []fileRule `json:"allow"`
-		Deny  []fileRule `json:"deny"`
-	} `json:"policy"`
-	DefaultTimeoutMs *int64   `json:"defaultTimeoutMs"`
-	MaxTimeoutMs     *int64   `json:"maxTimeoutMs"`
-	SecretEnv        []string `json:"secretEnv"`
-	OutputTailBytes  *int     `json:"outputTailBytes"`
-	TelemetryGraceMs *int64   `json:"telemetryGraceMs"`
-}
-
-type fileCatalogEntry struct {
-	Path        string   `json:"path"`
-	Argv        []string `json:"argv"`
-	Description string   `json:"description"`
-	Usage       string   `json:"usage"`
-	TimeoutMs   int64    `json:"timeoutMs"`
-	Telemetry   *bool    `json:"telemetry"`
-}
-
-type fileRule struct {
-	Name   string   `json:"name"`
-	Prefix []string `json:"prefix"`
-	Flags  []string `json:"flags"`
-}
+// A file is decoded into gen.Config, the type generated from config.schema.json: pointers
+// tell an absent key from a zero value, so only the keys a file sets replace defaults. It is
+// decoded only after the schema accepted the file. appliedKeys and ignoredKeys name every key
+// of the schema; a key added to the schema fails TestEveryConfigKeyIsAppliedOrIgnored until
+// applyFile applies it or it is listed as ignored.
+var (
+	appliedKeys = []string{
+		"/telemetry/source", "/telemetry/apiKeyEnv", "/telemetry/tokenEnv", "/telemetry/stackSnippetDeny",
+		"/telemetry/clickhouse/tracesTable", "/telemetry/clickhouse/logsTable",
+		"/receiver/address", "/receiver/grpcAddress", "/receiver/enabled", "/receiver/allowedHosts",
+		"/store/path", "/store/retention", "/store/maxBytes",
+		"/docs/root", "/docs/exclude",
+		"/commands/catalog/*/path", "/commands/catalog/*/argv", "/commands/catalog/*/description",
+		"/commands/catalog/*/usage", "/commands/catalog/*/timeoutMs", "/commands/catalog/*/telemetry",
+		"/commands/discover/makefile", "/commands/discover/packageJson",
+		"/commands/policy/allow/*/name", "/commands/policy/allow/*/prefix",
+		"/commands/policy/deny/*/name", "/commands/policy/deny/*/prefix", "/commands/policy/deny/*/flags",
+		"/commands/defaultTimeoutMs", "/commands/maxTimeoutMs", "/commands/secretEnv",
+		"/commands/outputTailBytes", "/commands/telemetryGraceMs",
+		"/budgets/standard", "/budgets/large", "/budgets/summary", "/budgets/fullCeiling",
+		"/conventions", // handed whole to the conventions package, which has its own schema
+		"/sensitiveKeys", "/doctor/allowRemoteEndpoints", "/mcp/profile",
+	}
+	// ignoredKeys are keys the schema allows that change nothing at run time.
+	ignoredKeys = []string{"/$schema"}
+)
 
 // applyFile lays the file's keys over cfg. It returns the problems the schema cannot express
 // (a source that does not parse, a duplicate command path), each at its pointer, and which of
 // the settings naming the store file it chose.
-func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Errors) {
+func applyFile(cfg *Config, f *gen.Config, origin string) (set chosen, errs Errors) {
 	bad := func(ptr, problem, fix string) {
 		errs = append(errs, &Error{Origin: origin, Pointer: ptr, Problem: problem, Fix: fix})
 	}
@@ -108,7 +60,7 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 		if t.StackSnippetDeny != nil {
 			cfg.Telemetry.StackSnippetDeny = t.StackSnippetDeny
 		}
-		if ch := t.ClickHouse; ch != nil {
+		if ch := t.Clickhouse; ch != nil {
 			setString(&cfg.Telemetry.TracesTable, ch.TracesTable)
 			setString(&cfg.Telemetry.LogsTable, ch.LogsTable)
 		}
@@ -127,13 +79,13 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 				cfg.Receiver.GRPCEnabled = false
 			}
 		}
-		if r.GRPCAddress != nil {
-			if *r.GRPCAddress == Off {
+		if r.GrpcAddress != nil {
+			if *r.GrpcAddress == Off {
 				cfg.Receiver.GRPCEnabled = false
-			} else if err := checkAddress(*r.GRPCAddress); err != nil {
+			} else if err := checkAddress(*r.GrpcAddress); err != nil {
 				bad("/receiver/grpcAddress", err.Error(), "use host:port, such as "+DefaultGRPCAddress+", or off")
 			} else {
-				cfg.Receiver.GRPCAddress, cfg.Receiver.GRPCEnabled = *r.GRPCAddress, true
+				cfg.Receiver.GRPCAddress, cfg.Receiver.GRPCEnabled = *r.GrpcAddress, true
 			}
 		}
 		if r.AllowedHosts != nil {
@@ -157,7 +109,7 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 			}
 		}
 		if s.MaxBytes != nil {
-			cfg.Store.MaxBytes = *s.MaxBytes
+			cfg.Store.MaxBytes = int64(*s.MaxBytes)
 		}
 	}
 	if d := f.Docs; d != nil {
@@ -177,13 +129,16 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 		setInt(&cfg.Budgets.Summary, b.Summary)
 		setInt(&cfg.Budgets.FullCeiling, b.FullCeiling)
 	}
-	if len(f.Conventions) > 0 {
-		var c struct {
-			Preset *string `json:"preset"`
+	if c := f.Conventions; c != nil {
+		if c.Preset != nil {
+			cfg.Conventions.Preset = string(*c.Preset)
 		}
-		_ = json.Unmarshal(f.Conventions, &c) // the schema already accepted it as an object
-		setString(&cfg.Conventions.Preset, c.Preset)
-		cfg.Conventions.Document = f.Conventions
+		doc, err := json.Marshal(c)
+		if err != nil {
+			bad("/conventions", "cannot be encoded again: "+err.Error(), "report this")
+		} else {
+			cfg.Conventions.Document = doc
+		}
 	}
 	if f.SensitiveKeys != nil {
 		cfg.SensitiveKeys = f.SensitiveKeys
@@ -191,13 +146,13 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 	if d := f.Doctor; d != nil && d.AllowRemoteEndpoints != nil {
 		cfg.Doctor.AllowRemoteEndpoints = *d.AllowRemoteEndpoints
 	}
-	if m := f.MCP; m != nil {
-		setString(&cfg.MCP.Profile, m.Profile)
+	if m := f.MCP; m != nil && m.Profile != nil {
+		cfg.MCP.Profile = string(*m.Profile)
 	}
 	return set, errs
 }
 
-func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
+func applyCommands(cmds *Commands, c *gen.ConfigCommands, origin string) Errors {
 	var errs Errors
 	seen := map[string]int{}
 	for i, e := range c.Catalog {
@@ -214,9 +169,9 @@ func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
 		cmds.Catalog = append(cmds.Catalog, CatalogEntry{
 			Path:        e.Path,
 			Argv:        e.Argv,
-			Description: e.Description,
-			Usage:       e.Usage,
-			Timeout:     time.Duration(e.TimeoutMs) * time.Millisecond,
+			Description: valueOr0(e.Description),
+			Usage:       valueOr0(e.Usage),
+			Timeout:     time.Duration(valueOr0(e.TimeoutMs)) * time.Millisecond,
 			NoTelemetry: e.Telemetry != nil && !*e.Telemetry,
 		})
 	}
@@ -225,8 +180,14 @@ func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
 		setBool(&cmds.DiscoverPackageJSON, d.PackageJSON)
 	}
 	if p := c.Policy; p != nil {
-		cmds.Allow = rules(p.Allow)
-		cmds.Deny = rules(p.Deny)
+		cmds.Allow = make([]Rule, len(p.Allow))
+		for i, r := range p.Allow {
+			cmds.Allow[i] = Rule{Name: r.Name, Prefix: r.Prefix}
+		}
+		cmds.Deny = make([]Rule, len(p.Deny))
+		for i, r := range p.Deny {
+			cmds.Deny[i] = Rule{Name: r.Name, Prefix: r.Prefix, Flags: r.Flags}
+		}
 	}
 	if c.DefaultTimeoutMs != nil {
 		cmds.DefaultTimeout = time.Duration(*c.DefaultTimeoutMs) * time.Millisecond
@@ -256,12 +217,13 @@ func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
 	return errs
 }
 
-func rules(in []fileRule) []Rule {
-	out := make([]Rule, len(in))
-	for i, r := range in {
-		out[i] = Rule(r)
+// valueOr0 is the value *p, or the zero value when the key is absent.
+func valueOr0[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
 	}
-	return out
+	return *p
 }
 
 // parseRetention reads the schema's retention form: a number followed by m, h or d.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/runlens/runlens/gen"
 	"io"
 	"io/fs"
 	"os"
@@ -206,7 +207,7 @@ func (l *Loader) apply(cfg *Config, origin string, data []byte) (set chosen, err
 	if len(errs) > 0 {
 		return chosen{}, errs
 	}
-	var f fileConfig
+	var f gen.Config
 	if err := json.Unmarshal(doc.data, &f); err != nil {
 		return chosen{}, Errors{{Origin: origin, Problem: "decode: " + err.Error(), Fix: "check the file against " + SchemaID}}
 	}

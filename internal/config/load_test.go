@@ -173,7 +173,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 			TelemetryGrace:      250 * time.Millisecond,
 		},
 		Budgets:       Budgets{Standard: 8192, Large: 16384, Summary: 2048, FullCeiling: 1048576},
-		Conventions:   Conventions{Preset: "netscript", Document: []byte(`{"preset": "netscript", "defaultDomain": "service"}`)},
+		Conventions:   Conventions{Preset: "netscript", Document: []byte(`{"defaultDomain":"service","preset":"netscript"}`)},
 		SensitiveKeys: []string{"x-api-key"},
 		Doctor:        Doctor{AllowRemoteEndpoints: true},
 		MCP:           MCP{Profile: "compact"},

@@ -145,15 +145,45 @@ func TestClientsFamilyFindsRegistrations(t *testing.T) {
 	if rep.Status != Warn {
 		t.Fatalf("empty project: status = %s, want warn", rep.Status)
 	}
-	if err := os.MkdirAll(filepath.Join(root, ".cursor"), 0o755); err != nil {
+}
+
+func TestClientsFamilyPassesOnlyWhenTheRegisteredCommandResolves(t *testing.T) {
+	bin := t.TempDir()
+	exe := filepath.Join(bin, "runlens")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, ".cursor", "mcp.json"), []byte(`{"mcpServers":{"runlens":{"command":"runlens","args":["serve"]}}}`), 0o644); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, file, content, path string
+		want                      Status
+	}{
+		{"a bare name on PATH passes", ".cursor/mcp.json", `{"mcpServers":{"runlens":{"command":"runlens","args":["serve"]}}}`, bin, Pass},
+		{"a bare name not on PATH fails", ".mcp.json", `{"mcpServers":{"runlens":{"command":"runlens","args":["serve"]}}}`, t.TempDir(), Fail},
+		{"an absolute path to an executable passes", ".vscode/mcp.json", `{"servers":{"runlens":{"type":"stdio","command":"` + exe + `"}}}`, t.TempDir(), Pass},
+		{"an absolute path that does not exist fails", ".vscode/mcp.json", `{"servers":{"runlens":{"type":"stdio","command":"` + exe + `-gone"}}}`, bin, Fail},
+		{"a Codex table whose command is not on PATH fails", ".codex/config.toml", "[mcp_servers.runlens]\ncommand = \"runlens\"\nargs = [\"serve\"]\n", t.TempDir(), Fail},
+		{"a Codex table whose command is on PATH passes", ".codex/config.toml", "[other]\ncommand = \"x\"\n\n[mcp_servers.runlens]\ncommand = \"runlens\"\n", bin, Pass},
 	}
-	rep = Run(context.Background(), Families(d, ""), FamilyClients)
-	if rep.Status != Pass || !strings.Contains(rep.Families[0].Checks[0].Summary, ".cursor/mcp.json") {
-		t.Fatalf("registered project: %+v", rep.Families[0].Checks)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("PATH", tt.path)
+			root := t.TempDir()
+			path := filepath.Join(root, filepath.FromSlash(tt.file))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep := Run(context.Background(), Families(Deps{ProjectRoot: root}, ""), FamilyClients)
+			c := rep.Families[0].Checks[0]
+			if c.Name != "clients_registered" || c.Status != tt.want || !strings.Contains(c.Summary, tt.file) {
+				t.Fatalf("got %s %s: %s (fix %q), want %s naming %s", c.Name, c.Status, c.Summary, c.Fix, tt.want, tt.file)
+			}
+			if tt.want == Fail && !strings.Contains(c.Fix, "go install ./cmd/runlens") {
+				t.Errorf("a failing registration's fix does not say how to install runlens: %q", c.Fix)
+			}
+		})
 	}
 }
 

@@ -7,13 +7,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/runlens/runlens/internal/commands"
 	"github.com/runlens/runlens/internal/docs"
+	"github.com/runlens/runlens/internal/hostcfg"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
@@ -328,27 +327,32 @@ func workspaceChecks(ctx context.Context, d Deps) ([]Check, error) {
 	return checks, nil
 }
 
-// clientChecks: which MCP host configuration files of the project register runlens.
+// clientChecks: which MCP host configuration files of the project register runlens, and
+// whether the command each registers can be started (a registration of a program that is not
+// on PATH looks fine in the file and fails only when the host starts it).
 func clientChecks(d Deps) ([]Check, error) {
-	var found []string
-	for _, f := range HostFiles {
-		data, err := os.ReadFile(filepath.Join(d.ProjectRoot, filepath.FromSlash(f)))
-		if err != nil {
-			continue
-		}
-		if strings.Contains(string(data), "runlens") {
-			found = append(found, f)
-		}
-	}
-	if len(found) == 0 {
+	regs := hostcfg.Registered(d.ProjectRoot, "runlens")
+	if len(regs) == 0 {
 		return []Check{{Name: "clients_registered", Status: Warn, Summary: "No project-scoped MCP host configuration registers runlens.",
 			Fix: "Run `runlens init` to register it for Claude Code, Codex, VS Code and Cursor."}}, nil
 	}
-	return []Check{{Name: "clients_registered", Status: Pass, Summary: "Registered in " + strings.Join(found, ", ") + "."}}, nil
+	var found, broken []string
+	for _, r := range regs {
+		found = append(found, r.File)
+		if r.Command == "" {
+			continue // a URL registration: nothing to start
+		}
+		if _, err := hostcfg.Resolve(r.Command); err != nil {
+			broken = append(broken, fmt.Sprintf("%s (%v)", r.File, err))
+		}
+	}
+	if len(broken) > 0 {
+		return []Check{{Name: "clients_registered", Status: Fail,
+			Summary: "Registered, but the host cannot start the command in " + strings.Join(broken, ", ") + ".",
+			Fix:     "Put runlens on PATH (`go install ./cmd/runlens` or `make install` in its source folder), or register its absolute path: `runlens init --command /absolute/path/to/runlens` after removing the old entry."}}, nil
+	}
+	return []Check{{Name: "clients_registered", Status: Pass, Summary: "Registered in " + strings.Join(found, ", ") + "; the command resolves."}}, nil
 }
-
-// HostFiles are the project-scoped MCP registration files of the hosts runlens knows.
-var HostFiles = []string{".mcp.json", ".codex/config.toml", ".vscode/mcp.json", ".cursor/mcp.json"}
 
 // Fixer is an error that knows what a person should do about it; the doctor shows its fix
 // rather than a generic one.

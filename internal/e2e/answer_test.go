@@ -38,7 +38,7 @@ func answer(out any, err error) (any, error) {
 
 func errorAnswer(err error) any {
 	if te, ok := toolerr.As(err); ok {
-		return map[string]any{"error": map[string]any{"code": te.Code, "message": te.Message, "hint": te.Hint}}
+		return map[string]any{"error": map[string]any{"code": string(te.Code), "message": te.Message, "hint": te.HintText()}}
 	}
 	if errors.Is(err, shape.ErrCursorInvalid) {
 		return map[string]any{"error": map[string]any{"code": "cursor_invalid"}}

@@ -86,7 +86,7 @@ func ask(t *testing.T, f *flows.Flows, calls []call) []any {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if code := errorCode(a); code != c.fails {
+		if code := errorCode(a); code != string(c.fails) {
 			t.Errorf("%s: answered error %q, want %q: %s", c.name, code, c.fails, show(a))
 		}
 		answers[i] = a

@@ -25,7 +25,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 	ctx := context.Background()
 	day := window(d, 24*time.Hour)
 
-	status, err := f.GetAppStatus(ctx, gen.GetAppStatusInput{Window: "1d"})
+	status, err := f.GetAppStatus(ctx, defaults(gen.GetAppStatusInput{Window: "1d"}))
 	if err != nil {
 		t.Fatalf("get_app_status: %v", err)
 	}
@@ -36,7 +36,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 			got, wantStatus.Spans, wantStatus.Logs, wantStatus.Errors, wantStatus.Services)
 	}
 
-	runs, err := f.ListRuns(ctx, gen.ListRunsInput{Window: "1d", Limit: 100})
+	runs, err := f.ListRuns(ctx, defaults(gen.ListRunsInput{Window: "1d", Limit: 100}))
 	if err != nil {
 		t.Fatalf("list_runs: %v", err)
 	}
@@ -52,7 +52,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 		}
 	}
 
-	perf, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout"})
+	perf, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "checkout"}))
 	if err != nil {
 		t.Fatalf("analyze_service_performance: %v", err)
 	}
@@ -62,7 +62,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 			perf.SampleCount, perf.P95DurationMs, perf.P99DurationMs, wantPerf.SampleCount, wantPerf.P95Ms, wantPerf.P99Ms)
 	}
 
-	db, err := f.AnalyzeDBBottlenecks(ctx, gen.AnalyzeDBBottlenecksInput{Window: "1h"})
+	db, err := f.AnalyzeDBBottlenecks(ctx, defaults(gen.AnalyzeDBBottlenecksInput{Window: "1h"}))
 	if err != nil {
 		t.Fatalf("analyze_db_bottlenecks: %v", err)
 	}
@@ -75,7 +75,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 			db.SampleCount, db.Operations, wantDB.SampleCount, wantDB.Operations[0].Label)
 	}
 
-	errs, err := f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{Window: "1d", Limit: 100})
+	errs, err := f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{Window: "1d", Limit: 100}))
 	if err != nil {
 		t.Fatalf("get_recent_errors: %v", err)
 	}
@@ -89,7 +89,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 			errs.Count, len(errs.Groups), errs.Groups, wantErrs.Events, len(wantErrs.Groups), wantErrs.Groups[0].SampleMessage, wantErrs.Groups[0].Count)
 	}
 
-	job, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{JobName: ptr("nightly-report")})
+	job, err := f.GetLastJobResult(ctx, defaults(gen.GetLastJobResultInput{JobName: ptr("nightly-report")}))
 	if err != nil {
 		t.Fatalf("get_last_job_result: %v", err)
 	}
@@ -103,7 +103,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 		if r.ErrorCount == 0 {
 			continue
 		}
-		got, err := f.GetRun(ctx, gen.GetRunInput{ID: r.TraceID, MaxSpans: 200})
+		got, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: r.TraceID, MaxSpans: 200}))
 		if err != nil {
 			t.Fatalf("get_run %s: %v", r.TraceID, err)
 		}

@@ -15,9 +15,6 @@ import (
 	"github.com/runlens/runlens/internal/toolerr"
 )
 
-// listCommandsLimit is the contract's default page size of list_commands.
-const listCommandsLimit = 50
-
 // maxCommandChoices bounds the known commands a command_not_found error suggests.
 const maxCommandChoices = 10
 
@@ -48,9 +45,6 @@ func (f *Flows) ListCommands(ctx context.Context, in gen.ListCommandsInput) (gen
 		return gen.ListCommandsOutput{Page: gen.Page{Total: &total, Truncated: total > 0}}, nil
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = listCommandsLimit
-	}
 	page := matching[min(offset, total):min(offset+limit, total)]
 	policy := f.Commands.Policy()
 	out := gen.ListCommandsOutput{Commands: make([]gen.ListCommandsOutputCommand, 0, len(page))}
@@ -83,7 +77,7 @@ func (f *Flows) ListCommands(ctx context.Context, in gen.ListCommandsInput) (gen
 // progress when the client asked for it, and its output tail is redacted before it is returned.
 func (f *Flows) ExecuteCommand(ctx context.Context, in gen.ExecuteCommandInput) (gen.ExecuteCommandOutput, error) {
 	if f.Commands == nil {
-		return gen.ExecuteCommandOutput{}, toolerr.New(string(gen.ErrorCodeCommandNotFound), "no command catalog is configured").
+		return gen.ExecuteCommandOutput{}, toolerr.New(gen.ErrorCodeCommandNotFound, "no command catalog is configured").
 			WithHint("a person can declare commands in runlens.json")
 	}
 	var requested time.Duration
@@ -133,15 +127,15 @@ func commandErr(err error, requested string, catalog *commands.Catalog) error {
 	var denied *commands.DeniedError
 	switch {
 	case errors.As(err, &denied):
-		return toolerr.Newf(string(gen.ErrorCodeCommandDenied), "%s was denied by policy rule %s; nothing was started",
+		return toolerr.Newf(gen.ErrorCodeCommandDenied, "%s was denied by policy rule %s; nothing was started",
 			quoteForMessage(requested), denied.Decision.Rule).WithHint(denied.Decision.Reason)
 	case errors.Is(err, commands.ErrNotFound):
-		return toolerr.Newf(string(gen.ErrorCodeCommandNotFound), "%s is not in the command catalog; nothing was started",
+		return toolerr.Newf(gen.ErrorCodeCommandNotFound, "%s is not in the command catalog; nothing was started",
 			quoteForMessage(requested)).
 			WithHint("call list_commands to see the commands that exist and which are allowed").
 			WithChoices(commandChoices(requested, catalog))
 	case errors.Is(err, commands.ErrStart):
-		return toolerr.New(string(gen.ErrorCodeCommandFailed), err.Error()).
+		return toolerr.New(gen.ErrorCodeCommandFailed, err.Error()).
 			WithHint("the catalog entry's program is missing or not executable; run the doctor tool or ask a person to fix runlens.json")
 	}
 	return fmt.Errorf("execute command: %w", err)

@@ -67,7 +67,7 @@ func TestSecretVariablesReachNeitherTheCommandNorTheAnswer(t *testing.T) {
 	}
 	env = append(env, "PATH=/usr/bin:/bin", "NAMES="+strings.Join(names, " "))
 	f := secretFlows(t, t.TempDir(), env)
-	out, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "show", Args: args})
+	out, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "show", Args: args}))
 	if err != nil || out.Status != gen.ExecuteCommandOutputStatusPass {
 		t.Fatalf("ExecuteCommand = %+v, %v", out, err)
 	}
@@ -106,7 +106,7 @@ func TestNonSecretVariablesReachTheCommandAndTheAnswer(t *testing.T) {
 	}
 	env = append(env, "PATH=/usr/bin:/bin", "NAMES="+strings.Join(names, " "))
 	f := secretFlows(t, root, env)
-	out, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "show"})
+	out, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "show"}))
 	if err != nil || out.Status != gen.ExecuteCommandOutputStatusPass {
 		t.Fatalf("ExecuteCommand = %+v, %v", out, err)
 	}

@@ -60,7 +60,7 @@ func commandFlows(t *testing.T, extra ...commands.Command) (*Flows, string) {
 
 func TestListCommandsShowsThePolicyVerdict(t *testing.T) {
 	f, _ := commandFlows(t)
-	out, err := f.ListCommands(context.Background(), gen.ListCommandsInput{})
+	out, err := f.ListCommands(context.Background(), defaults(gen.ListCommandsInput{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestListCommandsShowsThePolicyVerdict(t *testing.T) {
 func TestListCommandsPagesWithCursors(t *testing.T) {
 	f, _ := commandFlows(t)
 	ctx := context.Background()
-	in := gen.ListCommandsInput{Limit: 4}
+	in := defaults(gen.ListCommandsInput{Limit: 4})
 	var paths []string
 	for pages := 0; ; pages++ {
 		if pages > 5 {
@@ -121,18 +121,18 @@ func TestListCommandsPagesWithCursors(t *testing.T) {
 func TestListCommandsCursorsFailClosed(t *testing.T) {
 	f, root := commandFlows(t)
 	ctx := context.Background()
-	first, err := f.ListCommands(ctx, gen.ListCommandsInput{Limit: 2})
+	first, err := f.ListCommands(ctx, defaults(gen.ListCommandsInput{Limit: 2}))
 	if err != nil || first.Page.NextCursor == nil {
 		t.Fatalf("first page: %+v, %v", first.Page, err)
 	}
 	cursor := first.Page.NextCursor
 
 	t.Run("with other arguments", func(t *testing.T) {
-		_, err := f.ListCommands(ctx, gen.ListCommandsInput{Limit: 2, Cursor: cursor, Filter: ptr("db")})
+		_, err := f.ListCommands(ctx, defaults(gen.ListCommandsInput{Limit: 2, Cursor: cursor, Filter: ptr("db")}))
 		wantCode(t, err, gen.ErrorCodeCursorInvalid)
 	})
 	t.Run("forged", func(t *testing.T) {
-		_, err := f.ListCommands(ctx, gen.ListCommandsInput{Limit: 2, Cursor: ptr(*cursor + "x")})
+		_, err := f.ListCommands(ctx, defaults(gen.ListCommandsInput{Limit: 2, Cursor: ptr(*cursor + "x")}))
 		wantCode(t, err, gen.ErrorCodeCursorInvalid)
 	})
 	t.Run("after the catalog changed", func(t *testing.T) {
@@ -142,14 +142,14 @@ func TestListCommandsCursorsFailClosed(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := New(Deps{Commands: r})
-		page, err := g.ListCommands(ctx, gen.ListCommandsInput{Limit: 1})
+		page, err := g.ListCommands(ctx, defaults(gen.ListCommandsInput{Limit: 1}))
 		if err != nil || page.Page.NextCursor == nil {
 			t.Fatalf("first page: %+v, %v", page.Page, err)
 		}
 		if err := os.WriteFile(filepath.Join(root, "Makefile"), []byte("aa:\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err = g.ListCommands(ctx, gen.ListCommandsInput{Limit: 1, Cursor: page.Page.NextCursor})
+		_, err = g.ListCommands(ctx, defaults(gen.ListCommandsInput{Limit: 1, Cursor: page.Page.NextCursor}))
 		wantCode(t, err, gen.ErrorCodeCursorInvalid)
 	})
 }
@@ -157,14 +157,14 @@ func TestListCommandsCursorsFailClosed(t *testing.T) {
 func TestListCommandsFilterAndSummary(t *testing.T) {
 	f, _ := commandFlows(t)
 	ctx := context.Background()
-	out, err := f.ListCommands(ctx, gen.ListCommandsInput{Filter: ptr("DB")})
+	out, err := f.ListCommands(ctx, defaults(gen.ListCommandsInput{Filter: ptr("DB")}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Count != 2 || out.Commands[0].Path != "db migrate" || out.Commands[1].Path != "db reset" {
 		t.Errorf("filter DB gave %+v, want the two db commands", out.Commands)
 	}
-	sum, err := f.ListCommands(ctx, gen.ListCommandsInput{Detail: gen.DetailSummary})
+	sum, err := f.ListCommands(ctx, defaults(gen.ListCommandsInput{Detail: gen.DetailSummary}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestListCommandsFilterAndSummary(t *testing.T) {
 
 func TestExecuteCommandRunsAnAllowedCommand(t *testing.T) {
 	f, _ := commandFlows(t)
-	out, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "build", Args: []string{"web; rm -rf /", "$(id)"}})
+	out, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "build", Args: []string{"web; rm -rf /", "$(id)"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestExecuteCommandRunsAnAllowedCommand(t *testing.T) {
 
 func TestExecuteCommandReportsAFailure(t *testing.T) {
 	f, _ := commandFlows(t)
-	out, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "fail"})
+	out, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "fail"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestExecuteCommandReportsAFailure(t *testing.T) {
 
 func TestExecuteCommandRedactsAndRepairsOutput(t *testing.T) {
 	f, _ := commandFlows(t)
-	out, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "leak"})
+	out, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "leak"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestExecuteCommandRedactsAndRepairsOutput(t *testing.T) {
 
 func TestExecuteCommandSummaryLeavesOutTheOutput(t *testing.T) {
 	f, _ := commandFlows(t)
-	out, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "build", Detail: gen.DetailSummary})
+	out, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "build", Detail: gen.DetailSummary}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,18 +228,18 @@ func TestExecuteCommandSummaryLeavesOutTheOutput(t *testing.T) {
 
 func TestExecuteCommandDeniedStartsNothing(t *testing.T) {
 	f, root := commandFlows(t)
-	_, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "db reset"})
+	_, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "db reset"}))
 	wantCode(t, err, gen.ErrorCodeCommandDenied)
 	te, _ := toolerr.As(err)
-	if !strings.Contains(te.Message, "no-db-reset") || te.Hint == "" {
+	if !strings.Contains(te.Message, "no-db-reset") || te.HintText() == "" {
 		t.Errorf("error %+v does not name the rule or say what to do", te)
 	}
 	if _, err := os.Stat(filepath.Join(root, "reset-ran")); err == nil {
 		t.Error("a denied command ran")
 	}
-	_, err = f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "db", Args: []string{"reset"}})
+	_, err = f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "db", Args: []string{"reset"}}))
 	wantCode(t, err, gen.ErrorCodeCommandNotFound)
-	_, err = f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "test"})
+	_, err = f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "test"}))
 	wantCode(t, err, gen.ErrorCodeCommandDenied)
 	if te, _ := toolerr.As(err); !strings.Contains(te.Message, commands.RuleDefaultDeny) {
 		t.Errorf("message %q does not name default_deny", te.Message)
@@ -248,13 +248,13 @@ func TestExecuteCommandDeniedStartsNothing(t *testing.T) {
 
 func TestExecuteCommandUnknownSuggestsKnownCommands(t *testing.T) {
 	f, _ := commandFlows(t)
-	_, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "db seed"})
+	_, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "db seed"}))
 	wantCode(t, err, gen.ErrorCodeCommandNotFound)
 	te, _ := toolerr.As(err)
 	if strings.Join(te.Choices, ",") != "db migrate,db reset" {
 		t.Errorf("choices = %q, want the db commands", te.Choices)
 	}
-	_, err = f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "zzz"})
+	_, err = f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "zzz"}))
 	te, _ = toolerr.As(err)
 	if len(te.Choices) == 0 || len(te.Choices) > maxCommandChoices {
 		t.Errorf("choices = %q, want a bounded list of known commands", te.Choices)
@@ -263,14 +263,14 @@ func TestExecuteCommandUnknownSuggestsKnownCommands(t *testing.T) {
 
 func TestExecuteCommandThatCannotStartFails(t *testing.T) {
 	f, _ := commandFlows(t)
-	_, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "missing"})
+	_, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "missing"}))
 	wantCode(t, err, gen.ErrorCodeCommandFailed)
 }
 
 func TestExecuteCommandTimeoutIsCappedByConfiguration(t *testing.T) {
 	f, _ := commandFlows(t)
 	start := time.Now()
-	out, err := f.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "hang", TimeoutMs: ptr(3_600_000)})
+	out, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "hang", TimeoutMs: ptr(3_600_000)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestExecuteCommandReportsProgress(t *testing.T) {
 		progress = append(progress, p)
 		totals = append(totals, total)
 	})
-	out, err := f.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "slow"})
+	out, err := f.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "slow"}))
 	if err != nil || out.Status != gen.ExecuteCommandOutputStatusPass {
 		t.Fatalf("got %+v, %v", out, err)
 	}
@@ -316,7 +316,7 @@ func TestExecuteCommandCancellationStopsTheCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ctx = callctx.WithProgress(ctx, func(float64, float64, string) { cancel() }) // cancel once it runs
 	start := time.Now()
-	out, err := f.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "hang"})
+	out, err := f.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "hang"}))
 	if err != nil {
 		t.Fatal(err)
 	}

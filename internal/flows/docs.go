@@ -15,12 +15,6 @@ import (
 	"github.com/runlens/runlens/internal/toolerr"
 )
 
-// Defaults of the docs tools, as their input schemas declare them.
-const (
-	defaultSearchLimit = 10
-	defaultListLimit   = 20
-)
-
 // SearchDocs implements gen.Flows: ranked documents for a free-text query, each naming its best
 // section so get_doc can fetch just that.
 func (f *Flows) SearchDocs(ctx context.Context, in gen.SearchDocsInput) (gen.SearchDocsOutput, error) {
@@ -33,9 +27,6 @@ func (f *Flows) SearchDocs(ctx context.Context, in gen.SearchDocsInput) (gen.Sea
 		return gen.SearchDocsOutput{}, err
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = defaultSearchLimit
-	}
 	if in.Detail == gen.DetailSummary {
 		limit = 1 // only the total is reported
 	}
@@ -73,9 +64,6 @@ func (f *Flows) ListDocs(ctx context.Context, in gen.ListDocsInput) (gen.ListDoc
 		return gen.ListDocsOutput{}, err
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = defaultListLimit
-	}
 	if in.Detail == gen.DetailSummary {
 		limit = 1
 	}
@@ -144,7 +132,7 @@ func (f *Flows) GetDoc(ctx context.Context, in gen.GetDocInput) (gen.GetDocOutpu
 // corpus returns the docs port or the error the docs tools answer without one.
 func (f *Flows) corpus() (*docs.Corpus, error) {
 	if f.Docs == nil {
-		return nil, toolerr.New(string(gen.ErrorCodeDocsCorpusNotFound), "no docs corpus is configured").
+		return nil, toolerr.New(gen.ErrorCodeDocsCorpusNotFound, "no docs corpus is configured").
 			WithHint("set docs.root in runlens.json to the project's Markdown folder; the doctor tool checks it")
 	}
 	return f.Docs, nil
@@ -194,7 +182,7 @@ func docsErr(err error) error {
 	)
 	switch {
 	case errors.As(err, &corpusMissing):
-		return toolerr.Newf(string(gen.ErrorCodeDocsCorpusNotFound), "the docs folder %s does not exist or is not readable", corpusMissing.Root).
+		return toolerr.Newf(gen.ErrorCodeDocsCorpusNotFound, "the docs folder %s does not exist or is not readable", corpusMissing.Root).
 			WithHint("create it, or set docs.root in runlens.json to the project's Markdown folder; the doctor tool checks it")
 	case errors.As(err, &docMissing):
 		hint := "find slugs with search_docs or list_docs"
@@ -202,7 +190,7 @@ func docsErr(err error) error {
 		if len(choices) > 0 {
 			hint = "did you mean " + strings.Join(choices, ", ") + "? Otherwise " + hint
 		}
-		return toolerr.Newf(string(gen.ErrorCodeDocNotFound), "no document has the slug %q", docMissing.Slug).
+		return toolerr.Newf(gen.ErrorCodeDocNotFound, "no document has the slug %q", docMissing.Slug).
 			WithHint(hint).WithChoices(choices)
 	case errors.As(err, &sectionMissing):
 		choices := boundedChoices(sectionMissing.Available)
@@ -213,7 +201,7 @@ func docsErr(err error) error {
 				hint += ", …"
 			}
 		}
-		return toolerr.Newf(string(gen.ErrorCodeSectionNotFound), "document %q has no section %q", sectionMissing.Slug, sectionMissing.Section).
+		return toolerr.Newf(gen.ErrorCodeSectionNotFound, "document %q has no section %q", sectionMissing.Slug, sectionMissing.Section).
 			WithHint(hint).WithChoices(choices)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err

@@ -68,10 +68,10 @@ func writeDoc(t *testing.T, root, name, content string) {
 func wantDocsCode(t *testing.T, err error, code gen.ErrorCode) *toolerr.Error {
 	t.Helper()
 	te, ok := toolerr.As(err)
-	if !ok || te.Code != string(code) {
+	if !ok || te.Code != code {
 		t.Fatalf("error = %v, want code %s", err, code)
 	}
-	if len(te.Hint) > 1024 || len(te.Choices) > 50 {
+	if len(te.HintText()) > 1024 || len(te.Choices) > 50 {
 		t.Fatalf("error breaks the error schema's bounds: %+v", te)
 	}
 	return te
@@ -80,7 +80,7 @@ func wantDocsCode(t *testing.T, err error, code gen.ErrorCode) *toolerr.Error {
 func TestSearchDocsPagesThroughTheRanking(t *testing.T) {
 	f := docsFlows(t, docsFixture)
 	ctx := context.Background()
-	all, err := f.SearchDocs(ctx, gen.SearchDocsInput{Query: "runlens spans receiver", Limit: 20})
+	all, err := f.SearchDocs(ctx, defaults(gen.SearchDocsInput{Query: "runlens spans receiver", Limit: 20}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestSearchDocsPagesThroughTheRanking(t *testing.T) {
 		t.Fatalf("one big page = %d matches, page %+v", all.Count, all.Page)
 	}
 	var paged []string
-	in := gen.SearchDocsInput{Query: "runlens spans receiver", Limit: 2}
+	in := defaults(gen.SearchDocsInput{Query: "runlens spans receiver", Limit: 2})
 	for range 10 {
 		out, err := f.SearchDocs(ctx, in)
 		if err != nil {
@@ -120,7 +120,7 @@ func TestSearchDocsPagesThroughTheRanking(t *testing.T) {
 func TestSearchDocsCursorsFailClosed(t *testing.T) {
 	f, root := tempDocs(t, map[string]string{"a.md": "# A\n\notter\n", "b.md": "# B\n\notter\n", "c.md": "# C\n\notter\n"})
 	ctx := context.Background()
-	first, err := f.SearchDocs(ctx, gen.SearchDocsInput{Query: "otter", Limit: 1})
+	first, err := f.SearchDocs(ctx, defaults(gen.SearchDocsInput{Query: "otter", Limit: 1}))
 	if err != nil || first.Page.NextCursor == nil {
 		t.Fatalf("first page: %+v, %v", first.Page, err)
 	}
@@ -129,10 +129,10 @@ func TestSearchDocsCursorsFailClosed(t *testing.T) {
 		in     gen.SearchDocsInput
 		change func()
 	}{
-		{"with another query", gen.SearchDocsInput{Query: "otters", Limit: 1, Cursor: first.Page.NextCursor}, nil},
-		{"with another limit", gen.SearchDocsInput{Query: "otter", Limit: 2, Cursor: first.Page.NextCursor}, nil},
-		{"forged", gen.SearchDocsInput{Query: "otter", Limit: 1, Cursor: ptr(strings.ToUpper(*first.Page.NextCursor))}, nil},
-		{"after the corpus changed", gen.SearchDocsInput{Query: "otter", Limit: 1, Cursor: first.Page.NextCursor}, func() {
+		{"with another query", defaults(gen.SearchDocsInput{Query: "otters", Limit: 1, Cursor: first.Page.NextCursor}), nil},
+		{"with another limit", defaults(gen.SearchDocsInput{Query: "otter", Limit: 2, Cursor: first.Page.NextCursor}), nil},
+		{"forged", defaults(gen.SearchDocsInput{Query: "otter", Limit: 1, Cursor: ptr(strings.ToUpper(*first.Page.NextCursor))}), nil},
+		{"after the corpus changed", defaults(gen.SearchDocsInput{Query: "otter", Limit: 1, Cursor: first.Page.NextCursor}), func() {
 			writeDoc(t, root, "d.md", "# D\n\notter\n")
 		}},
 	}
@@ -150,7 +150,7 @@ func TestSearchDocsCursorsFailClosed(t *testing.T) {
 }
 
 func TestSearchDocsSummaryCarriesOnlyTheTotal(t *testing.T) {
-	out, err := docsFlows(t, docsFixture).SearchDocs(context.Background(), gen.SearchDocsInput{Query: "retention", Detail: gen.DetailSummary})
+	out, err := docsFlows(t, docsFixture).SearchDocs(context.Background(), defaults(gen.SearchDocsInput{Query: "retention", Detail: gen.DetailSummary}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestSearchDocsSummaryCarriesOnlyTheTotal(t *testing.T) {
 func TestListDocs(t *testing.T) {
 	f := docsFlows(t, docsFixture)
 	ctx := context.Background()
-	out, err := f.ListDocs(ctx, gen.ListDocsInput{Prefix: ptr("reference/"), Limit: 3})
+	out, err := f.ListDocs(ctx, defaults(gen.ListDocsInput{Prefix: ptr("reference/"), Limit: 3}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,14 +173,14 @@ func TestListDocs(t *testing.T) {
 	if out.Count != 3 || *out.Page.Total != 4 || out.Page.NextCursor == nil || out.Docs[0].Slug != "reference/glossary" {
 		t.Fatalf("first page = %+v", out)
 	}
-	next, err := f.ListDocs(ctx, gen.ListDocsInput{Prefix: ptr("reference/"), Limit: 3, Cursor: out.Page.NextCursor})
+	next, err := f.ListDocs(ctx, defaults(gen.ListDocsInput{Prefix: ptr("reference/"), Limit: 3, Cursor: out.Page.NextCursor}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if next.Count != 1 || next.Docs[0].Slug != "reference/testing" || next.Page.NextCursor != nil {
 		t.Fatalf("second page = %+v", next)
 	}
-	_, err = f.ListDocs(ctx, gen.ListDocsInput{Prefix: ptr("guides/"), Limit: 3, Cursor: out.Page.NextCursor})
+	_, err = f.ListDocs(ctx, defaults(gen.ListDocsInput{Prefix: ptr("guides/"), Limit: 3, Cursor: out.Page.NextCursor}))
 	if !errors.Is(err, shape.ErrCursorInvalid) {
 		t.Fatalf("a cursor reused with another prefix: %v", err)
 	}
@@ -209,11 +209,11 @@ func TestDocsErrorCodes(t *testing.T) {
 			return err
 		}, gen.ErrorCodeSectionNotFound, []string{"storage", "retention-policy", "tuning"}},
 		{"a missing docs folder", func() error {
-			_, err := missing.SearchDocs(ctx, gen.SearchDocsInput{Query: "x"})
+			_, err := missing.SearchDocs(ctx, defaults(gen.SearchDocsInput{Query: "x"}))
 			return err
 		}, gen.ErrorCodeDocsCorpusNotFound, nil},
 		{"no corpus configured", func() error {
-			_, err := New(Deps{}).ListDocs(ctx, gen.ListDocsInput{})
+			_, err := New(Deps{}).ListDocs(ctx, defaults(gen.ListDocsInput{}))
 			return err
 		}, gen.ErrorCodeDocsCorpusNotFound, nil},
 	}
@@ -223,12 +223,12 @@ func TestDocsErrorCodes(t *testing.T) {
 			if !slices.Equal(te.Choices, tt.wantChoices) {
 				t.Errorf("choices = %q, want %q", te.Choices, tt.wantChoices)
 			}
-			if te.Hint == "" {
+			if te.HintText() == "" {
 				t.Errorf("no hint in %+v", te)
 			}
 			for _, c := range tt.wantChoices {
-				if !strings.Contains(te.Hint, c) {
-					t.Errorf("hint %q does not name %q", te.Hint, c)
+				if !strings.Contains(te.HintText(), c) {
+					t.Errorf("hint %q does not name %q", te.HintText(), c)
 				}
 			}
 		})

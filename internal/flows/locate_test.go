@@ -48,7 +48,7 @@ func TestFailuresAreLocatedInTheWorkspace(t *testing.T) {
 	f := New(Deps{Telemetry: telemetry.NewEngine(b, nil), Now: func() time.Time { return now },
 		Stacks: func(context.Context) *stack.Project { return proj }})
 	ctx := context.Background()
-	errs, err := f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{})
+	errs, err := f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +58,14 @@ func TestFailuresAreLocatedInTheWorkspace(t *testing.T) {
 	if errs.Groups[0].Snippet != nil {
 		t.Fatal("a standard answer carries source")
 	}
-	full, err := f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{Detail: gen.DetailFull})
+	full, err := f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{Detail: gen.DetailFull}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := full.Groups[0].Snippet; s == nil || *s != "4: \treturn total / discount(total)" {
 		t.Fatalf("full snippet %v", s)
 	}
-	run, err := f.GetRun(ctx, gen.GetRunInput{ID: tr})
+	run, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: tr}))
 	if err != nil {
 		t.Fatal(err)
 	}

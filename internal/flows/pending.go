@@ -8,5 +8,5 @@ import (
 // notImplemented is the answer of a tool whose flow is not written yet: a domain error the model
 // can read, never a crash.
 func notImplemented(tool string) error {
-	return toolerr.Newf(string(gen.ErrorCodeNotImplemented), "%s is not implemented in this build", tool)
+	return toolerr.Newf(gen.ErrorCodeNotImplemented, "%s is not implemented in this build", tool)
 }

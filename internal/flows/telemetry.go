@@ -17,7 +17,7 @@ import (
 // source is an answer (source.reachable false, status warn), not an error, so the agent sees
 // why there is no data.
 func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen.GetAppStatusOutput, error) {
-	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, analyticsWindow)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs)
 	if err != nil {
 		return gen.GetAppStatusOutput{}, err
 	}
@@ -68,7 +68,7 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 
 // ListRuns implements gen.Flows: one page of runs, newest first.
 func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRunsOutput, error) {
-	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, listWindow)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs)
 	if err != nil {
 		return gen.ListRunsOutput{}, err
 	}
@@ -85,9 +85,6 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 		return gen.ListRunsOutput{}, err
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = 20
-	}
 	if in.Detail == gen.DetailSummary {
 		limit = 1 // only the total is reported; read as little as possible
 	}
@@ -127,16 +124,10 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		return gen.GetRunOutput{}, err
 	}
 	maxSpans, maxDepth := in.MaxSpans, in.MaxDepth
-	if maxSpans <= 0 {
-		maxSpans = 50
-	}
-	if maxDepth <= 0 {
-		maxDepth = 8
-	}
 	full := in.Detail == gen.DetailFull
 	run, err := src.Run(ctx, telemetry.RunQuery{ID: in.ID, WithAttributes: full})
 	if errors.Is(err, telemetry.ErrRunNotFound) {
-		return gen.GetRunOutput{}, toolerr.Newf(string(gen.ErrorCodeRunNotFound), "no run or trace has the id %q", in.ID).
+		return gen.GetRunOutput{}, toolerr.Newf(gen.ErrorCodeRunNotFound, "no run or trace has the id %q", in.ID).
 			WithHint("call list_runs to find run ids, or get_recent_errors for runs that failed")
 	}
 	if err != nil {
@@ -225,7 +216,7 @@ func runSentence(r telemetry.Run) string {
 
 // GetRecentErrors implements gen.Flows: error groups, most recent first, one page.
 func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput) (gen.GetRecentErrorsOutput, error) {
-	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, listWindow)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs)
 	if err != nil {
 		return gen.GetRecentErrorsOutput{}, err
 	}
@@ -252,9 +243,6 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 		return out, nil
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = 20
-	}
 	lo := min(offset, total)
 	page := rep.Groups[lo:min(lo+limit, total)]
 	locs, snippets := f.locateGroups(ctx, src, page, in.Detail == gen.DetailFull)
@@ -275,7 +263,7 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 // GetLastJobResult implements gen.Flows: {found: false} when no job matches, with the jobs
 // seen in the window when a job filter matched none of them.
 func (f *Flows) GetLastJobResult(ctx context.Context, in gen.GetLastJobResultInput) (gen.GetLastJobResultOutput, error) {
-	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, jobWindow)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs)
 	if err != nil {
 		return gen.GetLastJobResultOutput{}, err
 	}

@@ -20,7 +20,7 @@ const maxKnownServices = 20
 // optional comparison window. An unknown service is an answer with sampleCount 0, found false
 // and the known services, not an error.
 func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeServicePerformanceInput) (gen.AnalyzeServicePerformanceOutput, error) {
-	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, analyticsWindow)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs)
 	if err != nil {
 		return gen.AnalyzeServicePerformanceOutput{}, err
 	}
@@ -37,9 +37,6 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 		return gen.AnalyzeServicePerformanceOutput{}, err
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = 5
-	}
 	q := telemetry.PerformanceQuery{Window: w, Service: in.Service, Operation: deref(in.Operation), TopN: limit, Invocation: deref(in.Invocation)}
 	p, err := src.ServicePerformance(ctx, q)
 	if err != nil {
@@ -159,7 +156,7 @@ func shortenStatement(s string, n int) string {
 
 // AnalyzeDBBottlenecks implements gen.Flows: database operations by total time.
 func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottlenecksInput) (gen.AnalyzeDBBottlenecksOutput, error) {
-	w, err := f.resolveWindow(in.Window, in.SinceUnixMs, analyticsWindow)
+	w, err := f.resolveWindow(in.Window, in.SinceUnixMs)
 	if err != nil {
 		return gen.AnalyzeDBBottlenecksOutput{}, err
 	}
@@ -168,9 +165,6 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 		return gen.AnalyzeDBBottlenecksOutput{}, err
 	}
 	limit := in.Limit
-	if limit <= 0 {
-		limit = 5
-	}
 	rep, err := src.DBOperations(ctx, telemetry.DBQuery{Window: w, Service: deref(in.Service), System: deref(in.System), TopN: limit})
 	if err != nil {
 		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)

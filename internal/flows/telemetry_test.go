@@ -45,7 +45,7 @@ func wantCode(t *testing.T, err error, code gen.ErrorCode) {
 		return
 	}
 	te, ok := toolerr.As(err)
-	if !ok || te.Code != string(code) {
+	if !ok || te.Code != code {
 		t.Fatalf("want %s, got %v", code, err)
 	}
 }
@@ -60,20 +60,20 @@ func TestTelemetryWindowsAreCheckedBeforeQuerying(t *testing.T) {
 		call func() error
 	}{
 		{"a window over seven days is refused", func() error {
-			_, err := f.ListRuns(ctx, gen.ListRunsInput{Window: "8d"})
+			_, err := f.ListRuns(ctx, defaults(gen.ListRunsInput{Window: "8d"}))
 			return err
 		}},
 		{"a since older than seven days is refused", func() error {
-			_, err := f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{SinceUnixMs: &tooOld})
+			_, err := f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{SinceUnixMs: &tooOld}))
 			return err
 		}},
 		{"a since in the future is refused", func() error {
-			_, err := f.GetAppStatus(ctx, gen.GetAppStatusInput{SinceUnixMs: &future})
+			_, err := f.GetAppStatus(ctx, defaults(gen.GetAppStatusInput{SinceUnixMs: &future}))
 			return err
 		}},
 		{"a malformed compareTo is refused", func() error {
-			_, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout",
-				CompareTo: &gen.AnalyzeServicePerformanceInputCompareTo{Window: "15x", EndAgo: "1h"}})
+			_, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "checkout",
+				CompareTo: &gen.AnalyzeServicePerformanceInputCompareTo{Window: "15x", EndAgo: "1h"}}))
 			return err
 		}},
 	}
@@ -85,7 +85,7 @@ func TestTelemetryWindowsAreCheckedBeforeQuerying(t *testing.T) {
 func TestSinceWinsOverWindow(t *testing.T) {
 	f, _, _ := telemetryFlows(t)
 	since := int(fixtureNow.Add(-2 * time.Hour).UnixMilli())
-	out, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{Window: "1m", SinceUnixMs: &since})
+	out, err := f.GetAppStatus(context.Background(), defaults(gen.GetAppStatusInput{Window: "1m", SinceUnixMs: &since}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func lastHour() telemetry.Window {
 
 func TestGetAppStatusFailsOnAnErrorInTheWindow(t *testing.T) {
 	f, d, _ := telemetryFlows(t)
-	out, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{})
+	out, err := f.GetAppStatus(context.Background(), defaults(gen.GetAppStatusInput{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,14 +113,14 @@ func TestGetAppStatusFailsOnAnErrorInTheWindow(t *testing.T) {
 	if len(out.Domains) != 5 || out.Domains[0].Domain != "http" || out.Domains[0].SeenCount != 30 || out.Domains[0].ErrorCount != 4 {
 		t.Fatalf("domains %+v", out.Domains)
 	}
-	sum, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{Detail: gen.DetailSummary})
+	sum, err := f.GetAppStatus(context.Background(), defaults(gen.GetAppStatusInput{Detail: gen.DetailSummary}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Domains != nil || sum.Services != nil || sum.Counts != out.Counts {
 		t.Fatalf("summary carries collections or other counts: %+v", sum)
 	}
-	quiet, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{Window: "1m"})
+	quiet, err := f.GetAppStatus(context.Background(), defaults(gen.GetAppStatusInput{Window: "1m"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestGetAppStatusFailsOnAnErrorInTheWindow(t *testing.T) {
 func TestListRunsPagesWithCursorsBoundToTheData(t *testing.T) {
 	f, d, s := telemetryFlows(t)
 	ctx := context.Background()
-	in := gen.ListRunsInput{Limit: 15}
+	in := defaults(gen.ListRunsInput{Limit: 15})
 	want := d.ExpectRuns(telemetry.RunsQuery{Window: telemetry.Window{StartMs: fixtureNow.Add(-time.Hour).UnixMilli(), EndMs: fixtureNow.UnixMilli() + 1}, Limit: 100})
 	var ids []string
 	for page := 0; ; page++ {
@@ -160,11 +160,11 @@ func TestListRunsPagesWithCursorsBoundToTheData(t *testing.T) {
 		}
 	}
 
-	first, err := f.ListRuns(ctx, gen.ListRunsInput{Limit: 5})
+	first, err := f.ListRuns(ctx, defaults(gen.ListRunsInput{Limit: 5}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := gen.ListRunsInput{Limit: 6, Cursor: first.Page.NextCursor}
+	changed := defaults(gen.ListRunsInput{Limit: 6, Cursor: first.Page.NextCursor})
 	_, err = f.ListRuns(ctx, changed)
 	wantCode(t, err, gen.ErrorCodeCursorInvalid)
 
@@ -173,13 +173,13 @@ func TestListRunsPagesWithCursorsBoundToTheData(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.AddTraces(more.Traces)
-	_, err = f.ListRuns(ctx, gen.ListRunsInput{Limit: 5, Cursor: first.Page.NextCursor})
+	_, err = f.ListRuns(ctx, defaults(gen.ListRunsInput{Limit: 5, Cursor: first.Page.NextCursor}))
 	wantCode(t, err, gen.ErrorCodeCursorInvalid)
 }
 
 func TestListRunsSummaryHasNoRuns(t *testing.T) {
 	f, d, _ := telemetryFlows(t)
-	out, err := f.ListRuns(context.Background(), gen.ListRunsInput{Detail: gen.DetailSummary})
+	out, err := f.ListRuns(context.Background(), defaults(gen.ListRunsInput{Detail: gen.DetailSummary}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestGetRun(t *testing.T) {
 			break
 		}
 	}
-	out, err := f.GetRun(ctx, gen.GetRunInput{ID: failing.ID})
+	out, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: failing.ID}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,27 +215,27 @@ func TestGetRun(t *testing.T) {
 	if out.Spans[0].Attributes != nil {
 		t.Fatal("standard detail carries attributes")
 	}
-	shallow, err := f.GetRun(ctx, gen.GetRunInput{ID: failing.TraceID, MaxDepth: 1})
+	shallow, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: failing.TraceID, MaxDepth: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(shallow.Spans) != 1 || shallow.OmittedSpans != 4 || !shallow.Page.Truncated || *shallow.Page.Total != 5 {
 		t.Fatalf("maxDepth 1: %d spans, %d omitted", len(shallow.Spans), shallow.OmittedSpans)
 	}
-	full, err := f.GetRun(ctx, gen.GetRunInput{ID: failing.ID, Detail: gen.DetailFull})
+	full, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: failing.ID, Detail: gen.DetailFull}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if full.Spans[0].Attributes["http.request.method"] != "GET" {
 		t.Fatalf("full detail lacks attributes: %v", full.Spans[0].Attributes)
 	}
-	_, err = f.GetRun(ctx, gen.GetRunInput{ID: "nope"})
+	_, err = f.GetRun(ctx, defaults(gen.GetRunInput{ID: "nope"}))
 	wantCode(t, err, gen.ErrorCodeRunNotFound)
 }
 
 func TestGetRecentErrorsCountsOccurrencesAndGroupsByFingerprint(t *testing.T) {
 	f, d, _ := telemetryFlows(t)
-	out, err := f.GetRecentErrors(context.Background(), gen.GetRecentErrorsInput{Limit: 4})
+	out, err := f.GetRecentErrors(context.Background(), defaults(gen.GetRecentErrorsInput{Limit: 4}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestGetRecentErrorsCountsOccurrencesAndGroupsByFingerprint(t *testing.T) {
 	if int64(out.Count) != want.Events || want.Events != 8 || len(out.Groups) != 4 || *out.Page.Total != 7 || out.Page.NextCursor == nil {
 		t.Fatalf("errors %+v", out)
 	}
-	next, err := f.GetRecentErrors(context.Background(), gen.GetRecentErrorsInput{Limit: 4, Cursor: out.Page.NextCursor})
+	next, err := f.GetRecentErrors(context.Background(), defaults(gen.GetRecentErrorsInput{Limit: 4, Cursor: out.Page.NextCursor}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,21 +255,21 @@ func TestGetRecentErrorsCountsOccurrencesAndGroupsByFingerprint(t *testing.T) {
 func TestGetLastJobResult(t *testing.T) {
 	f, _, _ := telemetryFlows(t)
 	ctx := context.Background()
-	out, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{JobName: ptr("nightly-report")})
+	out, err := f.GetLastJobResult(ctx, defaults(gen.GetLastJobResultInput{JobName: ptr("nightly-report")}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !out.Found || *out.Status != gen.RunStatusOk || *out.Outcome != "succeeded" || *out.ExitCode != 0 || out.Previous == nil || out.Previous.Status != gen.RunStatusError {
 		t.Fatalf("last job %+v", out)
 	}
-	none, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{JobName: ptr("no-such-job")})
+	none, err := f.GetLastJobResult(ctx, defaults(gen.GetLastJobResultInput{JobName: ptr("no-such-job")}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if none.Found || !slices.Equal(none.KnownJobs, []string{"cleanup", "nightly-report", "reindex"}) || none.Hint == nil {
 		t.Fatalf("an unknown job answers %+v, want the known jobs", none)
 	}
-	quiet, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{Window: "1m"})
+	quiet, err := f.GetLastJobResult(ctx, defaults(gen.GetLastJobResultInput{Window: "1m"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,8 +281,8 @@ func TestGetLastJobResult(t *testing.T) {
 func TestAnalyzeServicePerformance(t *testing.T) {
 	f, d, _ := telemetryFlows(t)
 	ctx := context.Background()
-	out, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout",
-		CompareTo: &gen.AnalyzeServicePerformanceInputCompareTo{Window: "15m", EndAgo: "30m"}})
+	out, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "checkout",
+		CompareTo: &gen.AnalyzeServicePerformanceInputCompareTo{Window: "15m", EndAgo: "30m"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,22 +298,22 @@ func TestAnalyzeServicePerformance(t *testing.T) {
 	if c := out.Comparison; c == nil || c.BeforeSamples != 5 || c.AfterSamples != 31 || c.P95 == nil || c.P95.Before == 0 || c.P95.After != out.P95DurationMs || c.Note != nil {
 		t.Fatalf("comparison %+v", out.Comparison)
 	}
-	empty, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout",
-		CompareTo: &gen.AnalyzeServicePerformanceInputCompareTo{Window: "15m", EndAgo: "6d"}})
+	empty, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "checkout",
+		CompareTo: &gen.AnalyzeServicePerformanceInputCompareTo{Window: "15m", EndAgo: "6d"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := empty.Comparison; c == nil || c.BeforeSamples != 0 || c.Note == nil || c.P95 != nil || c.Average != nil {
 		t.Fatalf("a comparison with an empty window %+v, want a note and no numbers", empty.Comparison)
 	}
-	op, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout", Operation: ptr("no-such-op")})
+	op, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "checkout", Operation: ptr("no-such-op")}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if op.SampleCount != 0 || !slices.Equal(op.KnownOperations, []string{"GET /orders/{id}", "retry worker"}) || op.Hint == nil {
 		t.Fatalf("an unknown operation answers %+v, want the known ones", op)
 	}
-	unknown, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "nope"})
+	unknown, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "nope"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestAnalyzeServicePerformance(t *testing.T) {
 
 func TestAnalyzeDBBottlenecks(t *testing.T) {
 	f, _, _ := telemetryFlows(t)
-	out, err := f.AnalyzeDBBottlenecks(context.Background(), gen.AnalyzeDBBottlenecksInput{Window: "1h", System: ptr("mysql")})
+	out, err := f.AnalyzeDBBottlenecks(context.Background(), defaults(gen.AnalyzeDBBottlenecksInput{Window: "1h", System: ptr("mysql")}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestAnalyzeDBBottlenecks(t *testing.T) {
 		out.Operations[0].ShareOfTotal != 1 || out.Operations[0].ErrorCount != 1 || *out.Page.Total != 1 {
 		t.Fatalf("db %+v", out)
 	}
-	all, err := f.AnalyzeDBBottlenecks(context.Background(), gen.AnalyzeDBBottlenecksInput{})
+	all, err := f.AnalyzeDBBottlenecks(context.Background(), defaults(gen.AnalyzeDBBottlenecksInput{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestAnalyzeDBBottlenecks(t *testing.T) {
 	if all.SampleCount != 38 || all.Operations[0].Statement == nil || *all.Operations[0].Statement != "SELECT * FROM orders WHERE id = ?" {
 		t.Fatalf("db %+v", all)
 	}
-	none, err := f.AnalyzeDBBottlenecks(context.Background(), gen.AnalyzeDBBottlenecksInput{System: ptr("oracle")})
+	none, err := f.AnalyzeDBBottlenecks(context.Background(), defaults(gen.AnalyzeDBBottlenecksInput{System: ptr("oracle")}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestGetRunOfAHugeTraceReportsTheTrueTotal(t *testing.T) {
 	}
 	b.AddSpans(rows...)
 	f := New(Deps{Telemetry: telemetry.NewEngine(b, nil), Now: func() time.Time { return fixtureNow }})
-	out, err := f.GetRun(context.Background(), gen.GetRunInput{ID: trace})
+	out, err := f.GetRun(context.Background(), defaults(gen.GetRunInput{ID: trace}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,15 +17,6 @@ import (
 // maxWindow is the longest window a telemetry tool covers (CONTRACTS.md: max 7d).
 const maxWindow = 7 * 24 * time.Hour
 
-// Default windows: one hour for every telemetry tool, so their counts agree, and a day for the
-// last job (jobs run daily). The schemas' defaults say the same; these apply when a caller
-// passes neither window nor sinceUnixMs through a path that skipped them.
-const (
-	analyticsWindow = time.Hour
-	listWindow      = time.Hour
-	jobWindow       = 24 * time.Hour
-)
-
 // parseDuration reads a window string such as 15m, 2h or 1d.
 func parseDuration(s string) (time.Duration, bool) {
 	if len(s) < 2 {
@@ -43,8 +34,9 @@ func parseDuration(s string) (time.Duration, bool) {
 }
 
 // resolveWindow turns sinceUnixMs (which wins) or a window string into [start, now]; the end
-// is one millisecond past now so data stamped now is inside.
-func (f *Flows) resolveWindow(window string, since *int, def time.Duration) (telemetry.Window, error) {
+// is one millisecond past now so data stamped now is inside. The window's default is the
+// schema's, applied by the generated decoder before the flow runs.
+func (f *Flows) resolveWindow(window string, since *int) (telemetry.Window, error) {
 	now := f.Now().UnixMilli()
 	end := now + 1
 	if since != nil {
@@ -57,22 +49,19 @@ func (f *Flows) resolveWindow(window string, since *int, def time.Duration) (tel
 		}
 		return telemetry.Window{StartMs: start, EndMs: end}, nil
 	}
-	d := def
-	if window != "" {
-		var ok bool
-		if d, ok = parseDuration(window); !ok {
-			return telemetry.Window{}, invalidArg("/window", "must be a duration such as 15m, 2h or 1d")
-		}
-		if d > maxWindow {
-			return telemetry.Window{}, invalidArg("/window", "must be at most 7d")
-		}
+	d, ok := parseDuration(window)
+	if !ok {
+		return telemetry.Window{}, invalidArg("/window", "must be a duration such as 15m, 2h or 1d")
+	}
+	if d > maxWindow {
+		return telemetry.Window{}, invalidArg("/window", "must be at most 7d")
 	}
 	return telemetry.Window{StartMs: now - d.Milliseconds(), EndMs: end}, nil
 }
 
 // invalidArg is an invalid_arguments error naming one field.
 func invalidArg(pointer, message string) error {
-	e := toolerr.Newf(string(gen.ErrorCodeInvalidArguments), "%s %s", pointer, message)
+	e := toolerr.Newf(gen.ErrorCodeInvalidArguments, "%s %s", pointer, message)
 	e.Fields = []toolerr.Field{{Pointer: pointer, Message: message}}
 	return e
 }
@@ -80,7 +69,7 @@ func invalidArg(pointer, message string) error {
 // source returns the telemetry port or the error a tool answers without one.
 func (f *Flows) source() (telemetry.Source, error) {
 	if f.Telemetry == nil {
-		return nil, toolerr.New(string(gen.ErrorCodeSourceUnreachable), "no telemetry source is configured").
+		return nil, toolerr.New(gen.ErrorCodeSourceUnreachable, "no telemetry source is configured").
 			WithHint("run the doctor tool to see how telemetry is wired")
 	}
 	return f.Telemetry, nil
@@ -98,16 +87,16 @@ func telemetryErr(err error) error {
 		// credential (see telemetry.SourceError).
 		var se *telemetry.SourceError
 		errors.As(err, &se)
-		te := toolerr.New(string(gen.ErrorCodeSourceUnreachable), se.Message).WithHint(se.Hint)
+		te := toolerr.New(gen.ErrorCodeSourceUnreachable, se.Message).WithHint(se.Hint)
 		if errors.Is(err, telemetry.ErrUnreachable) {
 			te = te.WithRetryable()
 		}
 		return te
 	case errors.Is(err, telemetry.ErrRefused):
-		return toolerr.New(string(gen.ErrorCodeSourceUnreachable), "the telemetry source refused the request").
+		return toolerr.New(gen.ErrorCodeSourceUnreachable, "the telemetry source refused the request").
 			WithHint("run the doctor tool to check the source's credentials")
 	case errors.Is(err, telemetry.ErrUnreachable):
-		return toolerr.New(string(gen.ErrorCodeSourceUnreachable), "the telemetry source did not answer").
+		return toolerr.New(gen.ErrorCodeSourceUnreachable, "the telemetry source did not answer").
 			WithHint("run the doctor tool to check the source").WithRetryable()
 	default:
 		return fmt.Errorf("query telemetry: %w", err)

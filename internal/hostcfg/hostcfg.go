@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -291,4 +292,108 @@ func (o *object) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// Registration is how one host file registers the server: the command it starts, empty for a
+// registration without one (a URL).
+type Registration struct {
+	Host    Host
+	File    string // relative to the project root
+	Command string
+}
+
+// Registered reads the registration of the server name from every host file under root that
+// has one. A file that cannot be read or parsed counts as not registering it.
+func Registered(root, name string) []Registration {
+	var regs []Registration
+	for _, h := range Hosts {
+		rel := File(h)
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		var command string
+		var ok bool
+		switch h {
+		case Codex:
+			command, ok = tomlCommand(data, name)
+		case VSCode:
+			command, ok = jsonCommand(data, "servers", name)
+		default:
+			command, ok = jsonCommand(data, "mcpServers", name)
+		}
+		if ok {
+			regs = append(regs, Registration{Host: h, File: rel, Command: command})
+		}
+	}
+	return regs
+}
+
+// jsonCommand finds serversKey.name.command in a JSON host file.
+func jsonCommand(data []byte, serversKey, name string) (string, bool) {
+	var file map[string]map[string]json.RawMessage
+	if json.Unmarshal(data, &file) != nil {
+		return "", false
+	}
+	raw, ok := file[serversKey][name]
+	if !ok {
+		return "", false
+	}
+	var entry struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(raw, &entry) // an entry that is not an object registers no command
+	return entry.Command, true
+}
+
+// tomlCommand finds the command key of the [mcp_servers.<name>] table of Codex's config.toml,
+// read as text like mergeTOML writes it.
+func tomlCommand(data []byte, name string) (string, bool) {
+	header := "[mcp_servers." + name + "]"
+	in, found := false, false
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "[") {
+			in = l == header
+			found = found || in
+			continue
+		}
+		key, value, ok := strings.Cut(l, "=")
+		if !in || !ok || strings.TrimSpace(key) != "command" {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		if len(value) >= 2 && value[0] == '\'' && value[len(value)-1] == '\'' {
+			return value[1 : len(value)-1], true
+		}
+		var s string
+		if json.Unmarshal([]byte(value), &s) == nil {
+			return s, true
+		}
+		return value, true
+	}
+	return "", found
+}
+
+// Resolve finds the program a host would start for command: a path is checked as it is, a bare
+// name is looked up on PATH. The error says why a host could not start it.
+func Resolve(command string) (string, error) {
+	if command == "" {
+		return "", errors.New("the registration names no command")
+	}
+	if strings.ContainsRune(command, filepath.Separator) || strings.ContainsRune(command, '/') {
+		fi, err := os.Stat(command)
+		if err != nil {
+			return "", fmt.Errorf("%s does not exist", command)
+		}
+		if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+			return "", fmt.Errorf("%s is not an executable file", command)
+		}
+		return command, nil
+	}
+	path, err := exec.LookPath(command)
+	if err != nil {
+		return "", fmt.Errorf("%s is not on PATH", command)
+	}
+	return path, nil
 }

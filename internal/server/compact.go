@@ -17,21 +17,23 @@ func (h *Handler) route(ctx context.Context, router gen.Tool, args json.RawMessa
 	if res, bad := h.checkArgs(ctx, router, args, ""); bad {
 		return res, nil
 	}
-	var in struct {
-		Operation string          `json:"operation"`
+	var in gen.RunlensInput
+	// The arguments are handed on as sent, not re-encoded from in.Arguments: decoding them
+	// into a map would turn every number into a float64 before the operation validates it.
+	var raw struct {
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := json.Unmarshal(args, &in); err != nil {
-		return h.errorResult(toolerr.New(string(gen.ErrorCodeInvalidArguments), "the router's arguments are not a JSON object")), nil
+	if json.Unmarshal(args, &in) != nil || json.Unmarshal(args, &raw) != nil {
+		return h.errorResult(toolerr.New(gen.ErrorCodeInvalidArguments, "the router's arguments are not a JSON object")), nil
 	}
-	op, ok := gen.Lookup(in.Operation)
+	op, ok := gen.Lookup(string(in.Operation))
 	if !ok || op.Call == nil {
 		// The router's schema enumerates the operations, so this is only reachable when the
 		// enum and the registry disagree: say so rather than guess.
-		return h.errorResult(toolerr.Newf(string(gen.ErrorCodeUnknownOperation), "unknown operation %q", in.Operation).
+		return h.errorResult(toolerr.Newf(gen.ErrorCodeUnknownOperation, "unknown operation %q", in.Operation).
 			WithChoices(gen.FullProfile).WithHint("call runlens_capabilities for the operations and their input schemas")), nil
 	}
-	opArgs := in.Arguments
+	opArgs := raw.Arguments
 	if len(opArgs) == 0 || string(opArgs) == "null" {
 		opArgs = json.RawMessage("{}")
 	}
@@ -45,49 +47,44 @@ func (h *Handler) route(ctx context.Context, router gen.Tool, args json.RawMessa
 // it cannot fetch. All thirteen schemas inline would be some 12 KB; the default answer stays
 // near 3 KB and costs one more call only for the operation the agent actually uses.
 func (h *Handler) capabilities(ctx context.Context, args json.RawMessage) []byte {
-	var in struct {
-		Operation string `json:"operation"`
+	var in gen.RunlensCapabilitiesInput
+	_ = json.Unmarshal(args, &in) // validated against its schema before this runs
+	out := gen.RunlensCapabilitiesOutput{
+		Profile:    gen.RunlensCapabilitiesOutputProfile(h.opts.Profile),
+		Operations: []gen.RunlensCapabilitiesOutputOperation{},
 	}
-	_ = json.Unmarshal(args, &in)
-
-	type operation struct {
-		Name        string          `json:"name"`
-		Family      string          `json:"family"`
-		Title       string          `json:"title"`
-		Description string          `json:"description,omitempty"`
-		Arguments   []string        `json:"arguments"`
-		Required    []string        `json:"required,omitempty"`
-		InputSchema json.RawMessage `json:"inputSchema,omitempty"`
-	}
-	out := struct {
-		Profile    Profile     `json:"profile"`
-		Sources    []Source    `json:"sources,omitempty"`
-		Families   []string    `json:"families,omitempty"`
-		Operations []operation `json:"operations"`
-	}{Profile: h.opts.Profile, Operations: []operation{}}
 	if h.opts.Sources != nil {
-		out.Sources = h.opts.Sources(ctx)
-	}
-	seen := map[string]bool{}
-	for _, t := range gen.Tools {
-		if !seen[t.Family] {
-			seen[t.Family] = true
-			out.Families = append(out.Families, t.Family)
+		for _, s := range h.opts.Sources(ctx) {
+			src := gen.RunlensCapabilitiesOutputSource{Kind: gen.SourceKind(s.Kind), Reachable: s.Reachable}
+			if s.Endpoint != "" {
+				src.Endpoint = &s.Endpoint
+			}
+			out.Sources = append(out.Sources, src)
 		}
-		if in.Operation != "" && in.Operation != t.Name {
+	}
+	seen := map[gen.ToolFamily]bool{}
+	for _, t := range gen.Tools {
+		family := gen.ToolFamily(t.Family)
+		if !seen[family] {
+			seen[family] = true
+			out.Families = append(out.Families, family)
+		}
+		if in.Operation != nil && string(*in.Operation) != t.Name {
 			continue
 		}
 		names, required := argumentsOf(t.InputSchema)
-		op := operation{
-			Name:        t.Name,
-			Family:      t.Family,
-			Title:       t.Title,
-			Description: t.Description,
-			Arguments:   names,
-			Required:    required,
+		op := gen.RunlensCapabilitiesOutputOperation{
+			Name:      gen.Operation(t.Name),
+			Family:    family,
+			Title:     t.Title,
+			Arguments: names,
+			Required:  required,
 		}
-		if in.Operation != "" {
-			op.InputSchema = t.InputSchema
+		if t.Description != "" {
+			op.Description = &t.Description
+		}
+		if in.Operation != nil {
+			_ = json.Unmarshal(t.ListedInputSchema, &op.InputSchema) // generated: always an object
 		}
 		out.Operations = append(out.Operations, op)
 	}

@@ -169,7 +169,7 @@ func (h *Handler) checkArgs(ctx context.Context, t gen.Tool, args json.RawMessag
 	if op != "" {
 		name = "operation " + op
 	}
-	te := toolerr.Newf(string(gen.ErrorCodeInvalidArguments), "invalid arguments for %s: %d field(s) failed validation", name, len(fields)).
+	te := toolerr.Newf(gen.ErrorCodeInvalidArguments, "invalid arguments for %s: %d field(s) failed validation", name, len(fields)).
 		WithHint("fix the listed fields and call again; the tool's input schema gives every bound")
 	for i, f := range fields {
 		if i == 50 {
@@ -188,7 +188,7 @@ func (h *Handler) failure(ctx context.Context, t gen.Tool, err error) (mcp.CallR
 	}
 	var tooLarge *shape.TooLargeError
 	if errors.As(err, &tooLarge) {
-		return h.errorResult(toolerr.New(string(gen.ErrorCodeOutputTooLarge), tooLarge.Error()).WithHint(tooLarge.Hint())), nil
+		return h.errorResult(toolerr.New(gen.ErrorCodeOutputTooLarge, tooLarge.Error()).WithHint(tooLarge.Hint())), nil
 	}
 	if errors.Is(err, shape.ErrCursorInvalid) {
 		msg := "the cursor does not belong to this query or the data changed"
@@ -196,13 +196,13 @@ func (h *Handler) failure(ctx context.Context, t gen.Tool, err error) (mcp.CallR
 		if errors.As(err, &ce) {
 			msg = ce.Message()
 		}
-		return h.errorResult(toolerr.New(string(gen.ErrorCodeCursorInvalid), msg).WithHint(shape.CursorHint)), nil
+		return h.errorResult(toolerr.New(gen.ErrorCodeCursorInvalid, msg).WithHint(shape.CursorHint)), nil
 	}
 	if ctx.Err() != nil {
-		return h.errorResult(toolerr.New(string(gen.ErrorCodeCancelled), "the call was cancelled")), nil
+		return h.errorResult(toolerr.New(gen.ErrorCodeCancelled, "the call was cancelled")), nil
 	}
 	h.opts.Logger.Error("flow failed", "tool", t.Name, "err", err)
-	return h.errorResult(toolerr.New(string(gen.ErrorCodeInternal), "runlens failed to answer; the server log has the details").WithRetryable()), nil
+	return h.errorResult(toolerr.New(gen.ErrorCodeInternal, "runlens failed to answer; the server log has the details").WithRetryable()), nil
 }
 
 // errorResult renders a domain error as a tool error result, redacted like any answer.
@@ -217,30 +217,16 @@ func (h *Handler) errorResult(te *toolerr.Error) mcp.CallResult {
 	return mcp.CallResult{Structured: raw, IsError: true}
 }
 
-// finish redacts, fits and validates an answer. Redaction comes first so that the budget holds
-// for what is actually sent.
+// finish discloses an answer (shape.Disclose: redact, then fit) and validates what will be sent
+// against the tool's published output schema.
 func (h *Handler) finish(t gen.Tool, detail shape.Detail, raw []byte, paging *shape.Paging) (mcp.CallResult, error) {
-	lim := h.limits(t, detail)
-	ceiling := lim.FullCeiling
-	if ceiling == 0 {
-		ceiling = shape.DefaultFullCeiling
-	}
-	if detail == shape.Full && len(raw) > 2*ceiling {
-		// Far past the ceiling: no redaction could bring it back, so spare the work.
-		tooLarge := &shape.TooLargeError{Detail: detail, Size: len(raw), Limit: ceiling}
-		return h.errorResult(toolerr.New(string(gen.ErrorCodeOutputTooLarge), tooLarge.Error()).WithHint(tooLarge.Hint())), nil
-	}
-	red, err := h.opts.Redactor.JSON(raw)
-	if err != nil {
-		return mcp.CallResult{}, fmt.Errorf("redact %s output: %w", t.Name, err)
-	}
-	fitted, _, err := shape.Fit(red, detail, lim, paging)
+	fitted, _, err := shape.Disclose(raw, detail, h.limits(t, detail), paging, h.opts.Redactor)
 	if err != nil {
 		var tooLarge *shape.TooLargeError
 		if errors.As(err, &tooLarge) {
-			return h.errorResult(toolerr.New(string(gen.ErrorCodeOutputTooLarge), tooLarge.Error()).WithHint(tooLarge.Hint())), nil
+			return h.errorResult(toolerr.New(gen.ErrorCodeOutputTooLarge, tooLarge.Error()).WithHint(tooLarge.Hint())), nil
 		}
-		return mcp.CallResult{}, fmt.Errorf("fit %s output: %w", t.Name, err)
+		return mcp.CallResult{}, fmt.Errorf("%s output: %w", t.Name, err)
 	}
 	fields, err := h.validator.Validate(t.Name+".output", t.OutputSchema, fitted)
 	if err != nil || len(fields) > 0 {
@@ -298,8 +284,8 @@ func toolInfo(t gen.Tool) mcp.ToolInfo {
 		Name:         t.Name,
 		Title:        t.Title,
 		Description:  t.Description,
-		InputSchema:  t.InputSchema,
-		OutputSchema: t.OutputSchema,
+		InputSchema:  t.ListedInputSchema,
+		OutputSchema: t.ListedOutputSchema,
 		Annotations: &mcp.Annotations{
 			ReadOnlyHint:    t.Annotations.ReadOnlyHint,
 			DestructiveHint: t.Annotations.DestructiveHint,

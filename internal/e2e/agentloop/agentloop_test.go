@@ -160,7 +160,7 @@ func TestAFailingCommandSaysWhatItDidAndWhereItFailed(t *testing.T) {
 	a := start(t, root)
 	ctx := context.Background()
 
-	out, err := a.Flows.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "test"})
+	out, err := a.Flows.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "test"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,30 +185,30 @@ func TestAFailingCommandSaysWhatItDidAndWhereItFailed(t *testing.T) {
 		t.Fatalf("the location %q reveals a path outside the project", *e.Location)
 	}
 	// The invocation filter returns exactly this run's telemetry, not a second run's.
-	again, err := a.Flows.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "test"})
+	again, err := a.Flows.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "test"}))
 	if err != nil || again.Telemetry == nil || again.Telemetry.InvocationID == tel.InvocationID {
 		t.Fatalf("second run: %+v, %v", again.Telemetry, err)
 	}
-	runs, err := a.Flows.ListRuns(ctx, gen.ListRunsInput{Invocation: &tel.InvocationID})
+	runs, err := a.Flows.ListRuns(ctx, defaults(gen.ListRunsInput{Invocation: &tel.InvocationID}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(runs.Runs) != 1 || runs.Runs[0].ID != tel.RunIDs[0] || runs.Runs[0].Status != gen.RunStatusError {
 		t.Fatalf("list_runs of the invocation: %+v", runs.Runs)
 	}
-	all, err := a.Flows.ListRuns(ctx, gen.ListRunsInput{})
+	all, err := a.Flows.ListRuns(ctx, defaults(gen.ListRunsInput{}))
 	if err != nil || len(all.Runs) != 2 {
 		t.Fatalf("list_runs of both: %d runs, %v", len(all.Runs), err)
 	}
-	errs, err := a.Flows.GetRecentErrors(ctx, gen.GetRecentErrorsInput{Invocation: &again.Telemetry.InvocationID})
+	errs, err := a.Flows.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{Invocation: &again.Telemetry.InvocationID}))
 	if err != nil || errs.Count != 1 || errs.Groups[0].Location == nil {
 		t.Fatalf("get_recent_errors of the second invocation: %+v, %v", errs, err)
 	}
-	perf, err := a.Flows.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "cart-tests", Invocation: &tel.InvocationID})
+	perf, err := a.Flows.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "cart-tests", Invocation: &tel.InvocationID}))
 	if err != nil || perf.SampleCount != 1 || perf.ErrorCount != 1 {
 		t.Fatalf("performance of the invocation: %+v, %v", perf, err)
 	}
-	run, err := a.Flows.GetRun(ctx, gen.GetRunInput{ID: tel.RunIDs[0]})
+	run, err := a.Flows.GetRun(ctx, defaults(gen.GetRunInput{ID: tel.RunIDs[0]}))
 	if err != nil || !strings.Contains(run.Summary, "failed at internal/e2e/agentloop/failprog/main.go:") {
 		t.Fatalf("get_run summary %q, %v", run.Summary, err)
 	}
@@ -217,7 +217,7 @@ func TestAFailingCommandSaysWhatItDidAndWhereItFailed(t *testing.T) {
 func TestAPythonTracebackIsLocatedInTheProject(t *testing.T) {
 	root, _ := project(t)
 	a := start(t, root)
-	out, err := a.Flows.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "report"})
+	out, err := a.Flows.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "report"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestTelemetryIsNotRedirectedWhenTheEntryOptsOutOrTheUserPointsItElsewhere(t
 	root, _ := project(t)
 	a := start(t, root)
 	ctx := context.Background()
-	quiet, err := a.Flows.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "quiet"})
+	quiet, err := a.Flows.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "quiet"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestTelemetryIsNotRedirectedWhenTheEntryOptsOutOrTheUserPointsItElsewhere(t
 		t.Fatalf("an opted-out entry: telemetry %+v, note %v", quiet.Telemetry, quiet.TelemetryNote)
 	}
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+freeAddr(t))
-	mine, err := a.Flows.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "test"})
+	mine, err := a.Flows.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "test"}))
 	if err != nil {
 		t.Fatal(err)
 	}

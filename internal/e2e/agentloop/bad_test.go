@@ -102,7 +102,7 @@ func killLeftover(t *testing.T, dir string) {
 
 func runNames(t *testing.T, a *app.App, invocation string) []string {
 	t.Helper()
-	runs, err := a.Flows.ListRuns(context.Background(), gen.ListRunsInput{Invocation: &invocation, Limit: 100})
+	runs, err := a.Flows.ListRuns(context.Background(), defaults(gen.ListRunsInput{Invocation: &invocation, Limit: 100}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestTheFlushGraceHoldsWhatArrivesJustAfterTheCommandAndNoMore(t *testing.T)
 				map[string]any{"telemetryGraceMs": tt.graceMs}, nil)
 			killLeftover(t, dir)
 			started := time.Now()
-			out, err := a.Flows.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "late"})
+			out, err := a.Flows.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "late"}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +168,7 @@ func TestACommandWhoseChildKeepsSendingGetsABoundedAnswer(t *testing.T) {
 	killLeftover(t, dir)
 	eventuallyRunning := func() bool { return exists(filepath.Join(dir, "pid")) }
 	started := time.Now()
-	out, err := a.Flows.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "chatty"})
+	out, err := a.Flows.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "chatty"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestTwoCommandsAtOnceEachReportOnlyTheirOwnTelemetry(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[i], errs[i] = a.Flows.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: c})
+			outs[i], errs[i] = a.Flows.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: c}))
 		}()
 	}
 	wg.Wait()
@@ -225,7 +225,7 @@ func TestTwoCommandsAtOnceEachReportOnlyTheirOwnTelemetry(t *testing.T) {
 	}
 	for i := range outs {
 		tel := outs[i].Telemetry
-		runs, err := a.Flows.ListRuns(context.Background(), gen.ListRunsInput{Invocation: &tel.InvocationID})
+		runs, err := a.Flows.ListRuns(context.Background(), defaults(gen.ListRunsInput{Invocation: &tel.InvocationID}))
 		if err != nil || len(runs.Runs) != 1 || runs.Runs[0].ID != tel.RunIDs[0] {
 			t.Fatalf("list_runs of invocation %d: %+v, %v", i, runs.Runs, err)
 		}
@@ -238,7 +238,7 @@ func TestTwoCommandsAtOnceEachReportOnlyTheirOwnTelemetry(t *testing.T) {
 func TestATraceThatClaimsAnotherInvocationsId(t *testing.T) {
 	_, a := senderProject(t, map[string][]string{"once": {"once", "first", "1"}, "claim": {"claim"}}, nil, map[string]any{"telemetryGraceMs": 1000}, nil)
 	ctx := context.Background()
-	first, err := a.Flows.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "once"})
+	first, err := a.Flows.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "once"}))
 	if err != nil || first.Telemetry == nil || first.Telemetry.Spans != 1 {
 		t.Fatalf("first: %+v, %v", first.Telemetry, err)
 	}
@@ -246,7 +246,7 @@ func TestATraceThatClaimsAnotherInvocationsId(t *testing.T) {
 
 	t.Run("an inherited invocation id is replaced, and the answer says so", func(t *testing.T) {
 		t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment.name=test,runlens.invocation.id="+id)
-		out, err := a.Flows.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "once"})
+		out, err := a.Flows.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "once"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +260,7 @@ func TestATraceThatClaimsAnotherInvocationsId(t *testing.T) {
 		}
 	})
 	t.Run("a process naming another invocation's id itself is counted under that id", func(t *testing.T) {
-		out, err := a.Flows.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "claim", Args: []string{id}})
+		out, err := a.Flows.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "claim", Args: []string{id}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +291,7 @@ func TestAUsersOwnExporterSettingsAreNeverOverridden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(tt.key, tt.value)
-			out, err := a.Flows.ExecuteCommand(context.Background(), gen.ExecuteCommandInput{Command: "env"})
+			out, err := a.Flows.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "env"}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,12 +358,12 @@ func TestSnippetsAreRefusedOutsideWhatTheProjectAllows(t *testing.T) {
 	ctx := context.Background()
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := a.Flows.ExecuteCommand(ctx, gen.ExecuteCommandInput{Command: "fail " + strconv.Itoa(i), Detail: gen.DetailFull})
+			out, err := a.Flows.ExecuteCommand(ctx, defaults(gen.ExecuteCommandInput{Command: "fail " + strconv.Itoa(i), Detail: gen.DetailFull}))
 			if err != nil || out.Telemetry == nil || len(out.Telemetry.Errors) != 1 {
 				t.Fatalf("run: %+v, %v; output %q", out.Telemetry, err, out.OutputTail)
 			}
 			id := out.Telemetry.InvocationID
-			errs, err := a.Flows.GetRecentErrors(ctx, gen.GetRecentErrorsInput{Invocation: &id, Detail: gen.DetailFull})
+			errs, err := a.Flows.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{Invocation: &id, Detail: gen.DetailFull}))
 			if err != nil || len(errs.Groups) != 1 {
 				t.Fatalf("get_recent_errors: %+v, %v", errs, err)
 			}

@@ -58,13 +58,13 @@ func everyTool(f *flows.Flows, runID string) map[string]string {
 		return string(b)
 	}
 	return map[string]string{
-		"get_app_status":              show(f.GetAppStatus(ctx, gen.GetAppStatusInput{Window: "1d"})),
-		"list_runs":                   show(f.ListRuns(ctx, gen.ListRunsInput{Window: "1d"})),
-		"get_run":                     show(f.GetRun(ctx, gen.GetRunInput{ID: runID})),
-		"get_recent_errors":           show(f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{Window: "1d"})),
-		"get_last_job_result":         show(f.GetLastJobResult(ctx, gen.GetLastJobResultInput{})),
-		"analyze_service_performance": show(f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout", Window: "1h"})),
-		"analyze_db_bottlenecks":      show(f.AnalyzeDBBottlenecks(ctx, gen.AnalyzeDBBottlenecksInput{Window: "1h"})),
+		"get_app_status":              show(f.GetAppStatus(ctx, defaults(gen.GetAppStatusInput{Window: "1d"}))),
+		"list_runs":                   show(f.ListRuns(ctx, defaults(gen.ListRunsInput{Window: "1d"}))),
+		"get_run":                     show(f.GetRun(ctx, defaults(gen.GetRunInput{ID: runID}))),
+		"get_recent_errors":           show(f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{Window: "1d"}))),
+		"get_last_job_result":         show(f.GetLastJobResult(ctx, defaults(gen.GetLastJobResultInput{}))),
+		"analyze_service_performance": show(f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "checkout", Window: "1h"}))),
+		"analyze_db_bottlenecks":      show(f.AnalyzeDBBottlenecks(ctx, defaults(gen.AnalyzeDBBottlenecksInput{Window: "1h"}))),
 	}
 }
 
@@ -182,20 +182,20 @@ func TestBadAnswersAreClearErrorsAndTheNextCallSucceeds(t *testing.T) {
 			src := telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: testKey, MaxBytes: 4 << 20, Timeout: 300 * time.Millisecond}), d.Conventions)
 			f := toolsOver(src)
 			srv.SetFault(c.fault)
-			_, err := f.ListRuns(context.Background(), gen.ListRunsInput{Window: "1d"})
+			_, err := f.ListRuns(context.Background(), defaults(gen.ListRunsInput{Window: "1d"}))
 			te, ok := toolerr.As(err)
-			if !ok || te.Code != string(gen.ErrorCodeSourceUnreachable) || !strings.Contains(te.Message, c.wantText) {
+			if !ok || te.Code != gen.ErrorCodeSourceUnreachable || !strings.Contains(te.Message, c.wantText) {
 				t.Fatalf("list_runs: %v, want a source_unreachable error saying %q", err, c.wantText)
 			}
-			if !strings.Contains(te.Message, srv.URL) || te.Hint == "" {
+			if !strings.Contains(te.Message, srv.URL) || te.HintText() == "" {
 				t.Errorf("the error names no endpoint or gives no fix: %+v", te)
 			}
-			st, err := f.GetAppStatus(context.Background(), gen.GetAppStatusInput{Window: "1d"})
+			st, err := f.GetAppStatus(context.Background(), defaults(gen.GetAppStatusInput{Window: "1d"}))
 			if err != nil || st.Source.Reachable {
 				t.Errorf("get_app_status during the fault: reachable %v, %v; want an answer saying unreachable", st.Source.Reachable, err)
 			}
 			srv.SetFault(nil)
-			out, err := f.ListRuns(context.Background(), gen.ListRunsInput{Window: "1d"})
+			out, err := f.ListRuns(context.Background(), defaults(gen.ListRunsInput{Window: "1d"}))
 			if err != nil || out.Count == 0 {
 				t.Fatalf("list_runs after the fault: %d runs, %v", out.Count, err)
 			}
@@ -228,14 +228,14 @@ func TestATraceOfFiftyThousandSpansIsABoundedHonestAnswer(t *testing.T) {
 	srv.Load(td, plog.NewLogs())
 	f := toolsOver(telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: srv.URL}), nil))
 	ctx := context.Background()
-	run, err := f.GetRun(ctx, gen.GetRunInput{ID: trace.String()})
+	run, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: trace.String()}))
 	if err != nil {
 		t.Fatalf("get_run: %v", err)
 	}
 	if run.Page.Total == nil || *run.Page.Total > aspire.MaxItems || run.Page.Returned > 50 {
 		t.Errorf("get_run page %+v: want at most %d spans known and a bounded page", run.Page, aspire.MaxItems)
 	}
-	perf, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "huge", Window: "1h"})
+	perf, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "huge", Window: "1h"}))
 	if err != nil {
 		t.Fatalf("analyze_service_performance: %v", err)
 	}
@@ -243,7 +243,7 @@ func TestATraceOfFiftyThousandSpansIsABoundedHonestAnswer(t *testing.T) {
 		t.Errorf("performance over the cut pull: limited %v over %d samples, want limited over %d", perf.Scan.Limited, perf.SampleCount, aspire.MaxItems)
 	}
 	// A window that starts after the oldest span kept lost nothing: it is not limited.
-	recent, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "huge", Window: "1m"})
+	recent, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "huge", Window: "1m"}))
 	if err != nil || recent.Scan.Limited {
 		t.Errorf("a recent window over the cut pull: limited %v, %v; want not limited", recent.Scan.Limited, err)
 	}
@@ -302,19 +302,22 @@ func TestEachToolCallCostsTheDashboardAtMostTwoQueries(t *testing.T) {
 	f := toolsOver(b(srv))
 	ctx := context.Background()
 	calls := map[string]func() error{
-		"get_app_status": func() error { _, err := f.GetAppStatus(ctx, gen.GetAppStatusInput{}); return err },
-		"list_runs":      func() error { _, err := f.ListRuns(ctx, gen.ListRunsInput{}); return err },
-		"get_run":        func() error { _, err := f.GetRun(ctx, gen.GetRunInput{ID: d.Runs[0].ID}); return err },
+		"get_app_status": func() error { _, err := f.GetAppStatus(ctx, defaults(gen.GetAppStatusInput{})); return err },
+		"list_runs":      func() error { _, err := f.ListRuns(ctx, defaults(gen.ListRunsInput{})); return err },
+		"get_run":        func() error { _, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: d.Runs[0].ID})); return err },
 		"get_recent_errors": func() error {
-			_, err := f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{})
+			_, err := f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{}))
 			return err
 		},
-		"get_last_job_result": func() error { _, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{}); return err },
+		"get_last_job_result": func() error { _, err := f.GetLastJobResult(ctx, defaults(gen.GetLastJobResultInput{})); return err },
 		"analyze_service_performance": func() error {
-			_, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout"})
+			_, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "checkout"}))
 			return err
 		},
-		"analyze_db_bottlenecks": func() error { _, err := f.AnalyzeDBBottlenecks(ctx, gen.AnalyzeDBBottlenecksInput{}); return err },
+		"analyze_db_bottlenecks": func() error {
+			_, err := f.AnalyzeDBBottlenecks(ctx, defaults(gen.AnalyzeDBBottlenecksInput{}))
+			return err
+		},
 	}
 	for name, call := range calls {
 		clock = clock.Add(time.Minute) // the previous pull is stale

@@ -45,17 +45,20 @@ func TestAspireLatencyReport(t *testing.T) {
 		tool string
 		call func() error
 	}{
-		{"get_app_status", func() error { _, err := f.GetAppStatus(ctx, gen.GetAppStatusInput{Window: "1d"}); return err }},
-		{"list_runs", func() error { _, err := f.ListRuns(ctx, gen.ListRunsInput{Window: "1d"}); return err }},
-		{"get_run", func() error { _, err := f.GetRun(ctx, gen.GetRunInput{ID: last.Runs[0].ID}); return err }},
-		{"get_recent_errors", func() error { _, err := f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{Window: "1d"}); return err }},
-		{"get_last_job_result", func() error { _, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{}); return err }},
+		{"get_app_status", func() error { _, err := f.GetAppStatus(ctx, defaults(gen.GetAppStatusInput{Window: "1d"})); return err }},
+		{"list_runs", func() error { _, err := f.ListRuns(ctx, defaults(gen.ListRunsInput{Window: "1d"})); return err }},
+		{"get_run", func() error { _, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: last.Runs[0].ID})); return err }},
+		{"get_recent_errors", func() error {
+			_, err := f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{Window: "1d"}))
+			return err
+		}},
+		{"get_last_job_result", func() error { _, err := f.GetLastJobResult(ctx, defaults(gen.GetLastJobResultInput{})); return err }},
 		{"analyze_service_performance", func() error {
-			_, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Service: "checkout", Window: "1d"})
+			_, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Service: "checkout", Window: "1d"}))
 			return err
 		}},
 		{"analyze_db_bottlenecks", func() error {
-			_, err := f.AnalyzeDBBottlenecks(ctx, gen.AnalyzeDBBottlenecksInput{Window: "1d"})
+			_, err := f.AnalyzeDBBottlenecks(ctx, defaults(gen.AnalyzeDBBottlenecksInput{Window: "1d"}))
 			return err
 		}},
 	}

@@ -1,23 +1,10 @@
 package conventions
 
 import (
-	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
-
-func TestEmbeddedSchemaMatchesPublishedSchema(t *testing.T) {
-	published, err := os.ReadFile(filepath.Join("..", "..", "..", "schemas", "conventions.schema.json"))
-	if err != nil {
-		t.Fatalf("read published schema: %v", err)
-	}
-	if !bytes.Equal(published, schemaJSON) {
-		t.Fatal("internal/telemetry/conventions/conventions.schema.json differs from schemas/conventions.schema.json; copy the published one over")
-	}
-}
 
 func TestPresetsLoadAndValidate(t *testing.T) {
 	for _, name := range PresetNames() {

@@ -2,23 +2,22 @@ package conventions
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
+	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/contract"
 )
 
-// The presets and a copy of schemas/conventions.schema.json (kept identical by a test) are
-// embedded so the binary needs no files to classify telemetry.
-var (
-	//go:embed presets/*.json
-	presetFiles embed.FS
-	//go:embed conventions.schema.json
-	schemaJSON []byte
-)
+// The presets are embedded so the binary needs no files to classify telemetry; the schema a
+// document must pass is the published one, generated into gen.
+//
+//go:embed presets/*.json
+var presetFiles embed.FS
 
 // DefaultPreset is the preset used when a document names none.
 const DefaultPreset = "otel"
@@ -107,43 +106,27 @@ func merge(base, over map[string]any) map[string]any {
 	return out
 }
 
-var (
-	schemaOnce sync.Once
-	schema     *jsonschema.Schema
-	schemaErr  error
-)
+// validator checks documents against the published conventions schema, with the same
+// validator setup as tool arguments, answers and runlens.json.
+var validator = contract.NewValidator()
 
-// validate checks a decoded document against the conventions schema.
+// validate checks a decoded document against the conventions schema, naming every failing
+// field by its pointer.
 func validate(doc map[string]any) error {
-	schemaOnce.Do(func() {
-		parsed, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-		if err != nil {
-			schemaErr = fmt.Errorf("parse conventions schema: %w", err)
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		const url = "https://runlens.dev/schemas/conventions.schema.json"
-		if err := c.AddResource(url, parsed); err != nil {
-			schemaErr = fmt.Errorf("load conventions schema: %w", err)
-			return
-		}
-		schema, schemaErr = c.Compile(url)
-	})
-	if schemaErr != nil {
-		return schemaErr
-	}
-	// Round-trip through the validator's own decoder so numbers have the types it expects.
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("encode conventions: %w", err)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	fields, err := validator.Validate("conventions.schema.json", []byte(gen.ConventionsSchema), raw)
 	if err != nil {
-		return fmt.Errorf("decode conventions: %w", err)
+		return fmt.Errorf("validate conventions: %w", err)
 	}
-	if err := schema.Validate(inst); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	if len(fields) > 0 {
+		problems := make([]string, len(fields))
+		for i, f := range fields {
+			problems[i] = cmp.Or(f.Pointer, "/") + ": " + f.Message
+		}
+		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
 	}
 	return nil
 }

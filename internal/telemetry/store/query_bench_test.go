@@ -52,13 +52,13 @@ func latencyCases(tb testing.TB, q telemetry.Source) []latencyCase {
 	for _, w := range benchWindows {
 		// get_run reads one run of the window: the newest failed one, as an agent following
 		// list_runs(status=error) would.
-		page, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Status: new(gen.RunStatusError), Limit: 1})
+		page, err := f.ListRuns(ctx, defaults(gen.ListRunsInput{Window: w, Status: new(gen.RunStatusError), Limit: 1}))
 		if err != nil || len(page.Runs) == 0 {
 			tb.Fatalf("pick a run for get_run in %s: %v (%d runs)", w, err, len(page.Runs))
 		}
 		runID := page.Runs[0].ID
 		// service-19's roots carry a CI pipeline run id: get_run finds a run by it.
-		keyed, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Service: str(benchServiceName(benchServiceN - 1)), Limit: 1})
+		keyed, err := f.ListRuns(ctx, defaults(gen.ListRunsInput{Window: w, Service: str(benchServiceName(benchServiceN - 1)), Limit: 1}))
 		if err != nil || len(keyed.Runs) == 0 {
 			tb.Fatalf("pick a keyed run in %s: %v", w, err)
 		}
@@ -67,43 +67,43 @@ func latencyCases(tb testing.TB, q telemetry.Source) []latencyCase {
 			cases = append(cases, latencyCase{tool: tool, variant: variant, window: w, call: call})
 		}
 		add("get_app_status", "", func(ctx context.Context) error {
-			_, err := f.GetAppStatus(ctx, gen.GetAppStatusInput{Window: w})
+			_, err := f.GetAppStatus(ctx, defaults(gen.GetAppStatusInput{Window: w}))
 			return err
 		})
 		add("list_runs", "", func(ctx context.Context) error {
-			_, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w})
+			_, err := f.ListRuns(ctx, defaults(gen.ListRunsInput{Window: w}))
 			return err
 		})
 		add("list_runs", "status=error", func(ctx context.Context) error {
-			_, err := f.ListRuns(ctx, gen.ListRunsInput{Window: w, Status: new(gen.RunStatusError)})
+			_, err := f.ListRuns(ctx, defaults(gen.ListRunsInput{Window: w, Status: new(gen.RunStatusError)}))
 			return err
 		})
 		add("get_run", "", func(ctx context.Context) error {
-			_, err := f.GetRun(ctx, gen.GetRunInput{ID: runID})
+			_, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: runID}))
 			return err
 		})
 		add("get_run", "by run id", func(ctx context.Context) error {
-			_, err := f.GetRun(ctx, gen.GetRunInput{ID: keyedID})
+			_, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: keyedID}))
 			return err
 		})
 		add("get_recent_errors", "", func(ctx context.Context) error {
-			_, err := f.GetRecentErrors(ctx, gen.GetRecentErrorsInput{Window: w})
+			_, err := f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{Window: w}))
 			return err
 		})
 		add("get_last_job_result", "", func(ctx context.Context) error {
-			_, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{Window: w})
+			_, err := f.GetLastJobResult(ctx, defaults(gen.GetLastJobResultInput{Window: w}))
 			return err
 		})
 		add("get_last_job_result", "jobName=rotate-keys", func(ctx context.Context) error {
-			_, err := f.GetLastJobResult(ctx, gen.GetLastJobResultInput{Window: w, JobName: str("rotate-keys")})
+			_, err := f.GetLastJobResult(ctx, defaults(gen.GetLastJobResultInput{Window: w, JobName: str("rotate-keys")}))
 			return err
 		})
 		add("analyze_service_performance", "", func(ctx context.Context) error {
-			_, err := f.AnalyzeServicePerformance(ctx, gen.AnalyzeServicePerformanceInput{Window: w, Service: benchBusiestService})
+			_, err := f.AnalyzeServicePerformance(ctx, defaults(gen.AnalyzeServicePerformanceInput{Window: w, Service: benchBusiestService}))
 			return err
 		})
 		add("analyze_db_bottlenecks", "", func(ctx context.Context) error {
-			_, err := f.AnalyzeDBBottlenecks(ctx, gen.AnalyzeDBBottlenecksInput{Window: w})
+			_, err := f.AnalyzeDBBottlenecks(ctx, defaults(gen.AnalyzeDBBottlenecksInput{Window: w}))
 			return err
 		})
 	}
