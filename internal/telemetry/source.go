@@ -78,4 +78,7 @@ type SourceInfo struct {
 	Reachable bool
 	// NewestDataMs is the start of the newest span or log record, 0 when there is none.
 	NewestDataMs int64
+	// Note says what the source cannot answer (e.g. it stores no logs), so answers that
+	// depend on it are not mistaken for "nothing happened"; empty when it answers everything.
+	Note string
 }
