@@ -488,6 +488,7 @@ func (b *Backend) Describe(ctx context.Context) telemetry.SourceInfo {
 	info := telemetry.SourceInfo{Kind: Kind, Endpoint: b.endpoint, Note: Note}
 	raw, err := b.services(ctx)
 	if err != nil {
+		info.Problem = err.Error()
 		return info
 	}
 	info.Reachable = true

@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runlens/runlens/internal/flows"
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/fixture"
+	"github.com/runlens/runlens/internal/telemetry/jaeger"
+	"github.com/runlens/runlens/internal/telemetry/jaeger/jaegertest"
+	"github.com/runlens/runlens/internal/telemetry/store"
+)
+
+// What a Jaeger source answers differently from the embedded store, field by field (JSON
+// pointers of the tool answers, "*" for an array index). Every other field must be equal.
+var jaegerDiffers = []struct {
+	pointer, why string
+}{
+	{"/source/kind", "the source is Jaeger"},
+	{"/source/endpoint", "the source is Jaeger"},
+	{"/source/newestDataUnixMs", "Jaeger's newest span is its own (service jaeger, the present time)"},
+	{"/source/note", "Jaeger says what it cannot answer: it stores no logs"},
+	{"/scan/scanned", "rows examined depend on the access path (whole traces per search)"},
+	{"/*/scan/scanned", "the same, on each page of a cursor chain"},
+	{"/error/hint", "the known services offered include Jaeger's own service, jaeger"},
+}
+
+// What the fixture's logs add to the embedded store's answers: the fields a traces-only
+// source cannot give. The embedded store with and without the logs must differ only here.
+var logsOnlyFields = []string{
+	"/counts/logs", "/counts/errors", "/status",
+	"/services/*/lastSeenUnixMs", "/services/*/errors",
+	"/logs", "/logs/*", "/logs/*/*",
+	"/count", "/groups", "/groups/*/*", "/groups/*/relatedTraceIds", "/page/returned", "/page/total", "/page/nextCursor", "/page/truncated",
+	"/*/count", "/*/groups", "/*/groups/*/*", "/*/page/returned", "/*/page/total", "/*/page/nextCursor",
+	"(answer)",
+}
+
+// pointerPattern matches a documented pointer ("*" for one segment) against a diff line's.
+func pointerPattern(p string) *regexp.Regexp {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		if s == "*" {
+			parts[i] = "[^/]+"
+		} else {
+			parts[i] = regexp.QuoteMeta(s)
+		}
+	}
+	return regexp.MustCompile("^" + strings.Join(parts, "/") + "$")
+}
+
+// undocumented keeps the diff lines whose pointer matches none of the patterns.
+func undocumented(lines []string, patterns []string) []string {
+	var res []*regexp.Regexp
+	for _, p := range patterns {
+		res = append(res, pointerPattern(p))
+	}
+	var out []string
+	for _, l := range lines {
+		ptr, _, _ := strings.Cut(l, ": ")
+		matched := false
+		for _, re := range res {
+			if re.MatchString(ptr) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// loadTracesOnly stores the fixture's traces and none of its logs: what Jaeger holds.
+func loadTracesOnly(t *testing.T, d *fixture.Dataset) *store.Store {
+	st := openStore(t)
+	if accepted, rejected, err := st.IngestTraces(context.Background(), d.Traces); err != nil || rejected != 0 || accepted != d.Traces.SpanCount() {
+		t.Fatalf("ingest traces: accepted %d of %d, rejected %d: %v", accepted, d.Traces.SpanCount(), rejected, err)
+	}
+	return st
+}
+
+// loadJaeger sends the fixture's traces to a real Jaeger over OTLP/HTTP and waits until every
+// span is queryable.
+func loadJaeger(t *testing.T, d *fixture.Dataset) *jaeger.Backend {
+	srv := jaegertest.Start(t)
+	ctx := context.Background()
+	if err := srv.Send(ctx, d.Traces); err != nil {
+		t.Fatal(err)
+	}
+	poll, err := jaeger.New(srv.QueryURL, jaeger.Options{CacheTTL: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jaegertest.WaitFor(t, "Jaeger holds the fixture", 30*time.Second, func() (bool, error) {
+		b, err := poll.ScanSpans(ctx, telemetry.SpanScan{Window: telemetry.Window{StartMs: d.Now.Add(-48 * time.Hour).UnixMilli(), EndMs: d.Now.UnixMilli()}})
+		return err == nil && len(b.Spans) == d.Traces.SpanCount(), err
+	})
+	b, err := jaeger.New(srv.QueryURL, jaeger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Every telemetry tool answers from Jaeger as from the embedded store holding the same traces,
+// field by field, except the fields of jaegerDiffers; and what the fixture's logs add to the
+// embedded store's answers is only ever in logsOnlyFields, the fields a Jaeger answer cannot
+// have.
+func TestJaegerAnswersEveryTelemetryToolAsTheEmbeddedStoreWithTheSameTraces(t *testing.T) {
+	for _, preset := range presets {
+		t.Run(preset, func(t *testing.T) {
+			d, err := fixture.New(fixture.Options{Preset: preset, Now: fixtureNow, Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := telemetryCalls(d)
+			clock := func() time.Time { return d.Now }
+			embedded := ask(t, flows.New(flows.Deps{Telemetry: store.NewQuerier(loadTracesOnly(t, d), d.Conventions), Now: clock}), calls)
+			withLogs := ask(t, flows.New(flows.Deps{Telemetry: store.NewQuerier(loadDirect(t, d), d.Conventions), Now: clock}), calls)
+			fromJaeger := ask(t, flows.New(flows.Deps{Telemetry: telemetry.NewEngine(loadJaeger(t, d), d.Conventions), Now: clock}), calls)
+			var documented []string
+			for _, x := range jaegerDiffers {
+				documented = append(documented, x.pointer)
+			}
+			logDiffs := 0
+			for i, c := range calls {
+				if lines := undocumented(diffAll(embedded[i], fromJaeger[i]), documented); len(lines) > 0 {
+					t.Errorf("%s: Jaeger's answer differs from the embedded store's with the same traces:\n  %s", c.name, strings.Join(lines, "\n  "))
+				}
+				lines := diffAll(embedded[i], withLogs[i])
+				logDiffs += len(lines)
+				if rest := undocumented(lines, logsOnlyFields); len(rest) > 0 {
+					t.Errorf("%s: the logs change fields not documented as log-only:\n  %s", c.name, strings.Join(rest, "\n  "))
+				}
+			}
+			if logDiffs == 0 {
+				t.Error("the fixture's logs changed no answer: the log-only fields are not exercised")
+			}
+		})
+	}
+}
+
+// diffAll is diff without its line bound.
+func diffAll(want, got any) []string {
+	var out []string
+	walkDiff("", want, got, &out)
+	return out
+}
+
+func TestJaegerDifferencesAreEachExplained(t *testing.T) {
+	for _, x := range jaegerDiffers {
+		if x.why == "" || !strings.HasPrefix(x.pointer, "/") {
+			t.Errorf("documented difference %+v: want a pointer and a reason", x)
+		}
+	}
+	if got := fmt.Sprint(undocumented([]string{"/scan/scanned: got 3, want 4", "/runs/0/id: got a, want b"}, []string{"/scan/scanned"})); got != "[/runs/0/id: got a, want b]" {
+		t.Errorf("undocumented = %s, want only the run id line", got)
+	}
+}
