@@ -27,7 +27,9 @@ var jaegerDiffers = []struct {
 	{"/source/note", "Jaeger says what it cannot answer: it stores no logs"},
 	{"/scan/scanned", "rows examined depend on the access path (whole traces per search)"},
 	{"/*/scan/scanned", "the same, on each page of a cursor chain"},
-	{"/error/hint", "the known services offered include Jaeger's own service, jaeger"},
+	{"/knownServices", "analyze_service_performance of an unknown service: the known services include Jaeger's own, jaeger"},
+	{"/knownServices/*", "the same list, shifted by jaeger"},
+	{"/hint", "the same list, in the hint's words"},
 }
 
 // What the fixture's logs add to the embedded store's answers: the fields a traces-only
