@@ -3,10 +3,10 @@
 // configured by a file the test writes. Data goes in through Jaeger's own OTLP/HTTP receiver,
 // as an instrumented app would send it.
 //
-// Jaeger traces its own query service (service "jaeger") and exports those spans to its own
-// OTLP receiver here, so they are stored like any other data; they carry the present time, so
-// they stay outside the fixture's windows (March 2026) and show only where a source lists
-// every service.
+// Jaeger traces its own query service (service "jaeger") unless Options.NoSelfTracing, and
+// exports those spans to its own OTLP receiver here, so they are stored like any other data;
+// they carry the present time, so they stay outside the fixture's windows (March 2026) and
+// show where a source lists every service.
 package jaegertest
 
 import (
@@ -69,16 +69,29 @@ func Binary(t testing.TB) string {
 	return path
 }
 
+// Options adjust the Jaeger a test runs.
+type Options struct {
+	// NoSelfTracing turns off the tracing of Jaeger's own query service (on by default in
+	// Jaeger v2). With it on, every query the test makes adds a trace of service jaeger, and
+	// scans over all time read them all: a suite of thousands of queries then spends most of
+	// its time reading Jaeger's own traces.
+	NoSelfTracing bool
+}
+
 // Start runs a fresh Jaeger for t and stops it when t ends; it returns once the query API
 // answers.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB, opts ...Options) *Server {
 	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	bin := Binary(t)
 	ports := freePorts(t, 4)
 	query, grpcQuery, otlpGRPC, otlpHTTP := ports[0], ports[1], ports[2], ports[3]
 	dir := t.TempDir()
 	config := filepath.Join(dir, "jaeger.yaml")
-	if err := os.WriteFile(config, []byte(configYAML(query, grpcQuery, otlpGRPC, otlpHTTP)), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(configYAML(query, grpcQuery, otlpGRPC, otlpHTTP, !o.NoSelfTracing)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := &Server{
@@ -189,7 +202,7 @@ func WaitFor(t testing.TB, what string, within time.Duration, done func() (bool,
 
 // configYAML is a Jaeger v2 configuration: OTLP in, in-memory storage, the query API, every
 // listener on loopback, no metrics endpoint.
-func configYAML(query, grpcQuery, otlpGRPC, otlpHTTP int) string {
+func configYAML(query, grpcQuery, otlpGRPC, otlpHTTP int, selfTracing bool) string {
 	return fmt.Sprintf(`service:
   extensions: [jaeger_storage, jaeger_query]
   pipelines:
@@ -209,6 +222,7 @@ extensions:
     storage:
       traces: mem
     max_clock_skew_adjust: 0s
+    enable_tracing: %t
     http:
       endpoint: 127.0.0.1:%d
     grpc:
@@ -231,7 +245,7 @@ processors:
 exporters:
   jaeger_storage_exporter:
     trace_storage: mem
-`, query, grpcQuery, MaxTraces, otlpGRPC, otlpHTTP)
+`, selfTracing, query, grpcQuery, MaxTraces, otlpGRPC, otlpHTTP)
 }
 
 // freePorts reserves n distinct loopback ports and releases them for Jaeger to take.
