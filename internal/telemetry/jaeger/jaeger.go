@@ -7,8 +7,8 @@
 // What the API imposes, and how the backend stays honest about it:
 //   - a search needs a service name and a trace count (query.num_traces): a scan without a
 //     service searches every service Jaeger lists, one request each;
-//   - a search answers at most num_traces traces: a search that comes back full is split in
-//     two halves of its time range and asked again, up to a request budget per scan; what the
+//   - a search answers at most num_traces traces: a search that comes back full is split into
+//     four parts of its time range and asked again, up to a request budget per scan; what the
 //     budget cannot cover makes the batch Limited (the answer's scan.limited);
 //   - Jaeger stores no logs: log scans are empty, and Describe says so (SourceInfo.Note);
 //   - there is no high-water mark: the snapshot is the service list, so a cursor survives new
@@ -167,7 +167,7 @@ func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetr
 			op = s.Names[0]
 		}
 		for _, svc := range services {
-			r, lim, err := b.search(ctx, svc, op, lo, hi, budget)
+			r, lim, err := b.cachedSearch(ctx, svc, op, lo, hi, budget)
 			if err != nil {
 				return telemetry.SpanBatch{}, err
 			}
@@ -182,7 +182,7 @@ func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetr
 // time up to a day from now (clocks drift).
 func (b *Backend) searchRange(w telemetry.Window) (lo, hi int64) {
 	if w == (telemetry.Window{}) {
-		return 0, b.opts.Now().Add(24 * time.Hour).UnixNano()
+		return 0, b.opts.Now().Add(24*time.Hour).Truncate(time.Minute).UnixNano() // one key for the cache
 	}
 	return max(w.StartMs, 0) * 1e6, w.EndMs*1e6 - 1
 }
@@ -247,10 +247,24 @@ func (b *budget) take() bool {
 	return true
 }
 
+// cachedSearch is search, answered from the cache when the same search ran within the TTL.
+func (b *Backend) cachedSearch(ctx context.Context, svc, op string, lo, hi int64, bud *budget) ([]telemetry.SpanRow, bool, error) {
+	key := strings.Join([]string{svc, op, strconv.FormatInt(lo, 10), strconv.FormatInt(hi, 10)}, "\x00")
+	if rows, limited, ok := b.cache.getSearch(key); ok {
+		return rows, limited, nil
+	}
+	rows, limited, err := b.search(ctx, svc, op, lo, hi, bud)
+	if err != nil {
+		return nil, false, err
+	}
+	b.cache.putSearch(key, rows, limited)
+	return rows, limited, nil
+}
+
 // search returns the spans of the traces of service svc (and operation op) with a span
 // starting in [lo, hi] ns. A full answer (num_traces traces, or too large to read) is split
-// into the two halves of the range; limited reports what the budget or a range too short to
-// split left uncovered.
+// into parts of the range; limited reports what the budget or a range too short to split left
+// uncovered.
 func (b *Backend) search(ctx context.Context, svc, op string, lo, hi int64, bud *budget) ([]telemetry.SpanRow, bool, error) {
 	if !bud.take() {
 		return nil, true, nil
@@ -287,24 +301,35 @@ func (b *Backend) search(ctx context.Context, svc, op string, lo, hi int64, bud 
 	if !full {
 		return rows, false, nil
 	}
-	if hi-lo < 2 {
+	if hi-lo < splitParts {
 		return rows, true, nil
 	}
-	mid := lo + (hi-lo)/2
-	first, limA, err := b.search(ctx, svc, op, lo, mid, bud)
-	if err != nil {
-		return nil, false, err
+	// A full answer says only that at least num_traces matched; halves of twice that many
+	// would come back full again, so the range is split in more parts than two.
+	var all []telemetry.SpanRow
+	limited := false
+	step := (hi - lo) / splitParts
+	for i := range int64(splitParts) {
+		from, to := lo+i*step, lo+(i+1)*step-1
+		if i == splitParts-1 {
+			to = hi
+		}
+		part, lim, err := b.search(ctx, svc, op, from, to, bud)
+		if err != nil {
+			return nil, false, err
+		}
+		all = append(all, part...)
+		limited = limited || lim
 	}
-	second, limB, err := b.search(ctx, svc, op, mid+1, hi, bud)
-	if err != nil {
-		return nil, false, err
+	if limited {
+		// The parts did not cover everything: keep what the full answer had too.
+		return append(all, rows...), true, nil
 	}
-	if limA || limB {
-		// The halves did not cover everything: keep what the full answer had too.
-		return append(append(first, second...), rows...), true, nil
-	}
-	return append(first, second...), false, nil
+	return all, false, nil
 }
+
+// splitParts is how many parts a full search's time range is split into.
+const splitParts = 4
 
 // traces returns the spans of the traces named, from the cache when read recently, else one
 // request per trace (at most Parallel at once); an unknown trace has no spans.
