@@ -51,9 +51,15 @@ type Telemetry struct {
 	// APIKeyEnv names the environment variable holding the source's key, so the key itself
 	// never sits in a file that is committed.
 	APIKeyEnv string
+	// TokenEnv names the environment variable holding an Aspire dashboard login token, which
+	// the adapter exchanges for an API key; "" when none is configured.
+	TokenEnv string
 	// TracesTable and LogsTable are the ClickHouse exporter's table names.
 	TracesTable string
 	LogsTable   string
+	// StackSnippetDeny lists .gitignore-style patterns of project files whose lines are never
+	// shown beside a stack location, on top of the .gitignore and the secret files.
+	StackSnippetDeny []string
 }
 
 // Receiver configures the built-in OTLP receivers, OTLP/HTTP and OTLP/gRPC.
@@ -115,6 +121,9 @@ type Commands struct {
 	SecretEnv []string
 	// OutputTailBytes is how many of the newest output bytes are kept.
 	OutputTailBytes int
+	// TelemetryGrace is how long execute_command waits after a command ends for its
+	// telemetry to arrive; zero answers at once.
+	TelemetryGrace time.Duration
 }
 
 // CatalogEntry is one declared command.

@@ -97,16 +97,14 @@ func sourceChecks(ctx context.Context, d Deps, probe string) ([]Check, error) {
 		return []Check{{Name: "source_configured", Status: Fail, Summary: "No telemetry source is configured.", Fix: "Set telemetry.source in runlens.json or RUNLENS_TELEMETRY."}}, nil
 	}
 	info := d.Telemetry.Describe(ctx)
+	if !info.Reachable && info.Problem != nil {
+		return []Check{{Name: "source_reachable", Status: Fail, Summary: sentence(info.Problem.Error()),
+			Fix: fixOf(info.Problem, "Start the backend, or check telemetry.source in runlens.json.")}}, nil
+	}
 	if !info.Reachable {
-		summary := fmt.Sprintf("The %s telemetry source does not answer.", info.Kind)
-		if info.Problem != "" {
-			summary = fmt.Sprintf("The %s telemetry source does not answer: %s.", info.Kind, strings.TrimSuffix(info.Problem, "."))
-		}
-		fix := "Start the backend, or check telemetry.source in runlens.json (`runlens collect` hosts the embedded receiver)."
-		if info.Kind == "jaeger" {
-			fix = "Start Jaeger's query service, or check the jaeger+http://HOST:16686 address: runlens reads its /api/v3 API."
-		}
-		return []Check{{Name: "source_reachable", Status: Fail, Summary: summary, Fix: fix}}, nil
+		return []Check{{Name: "source_reachable", Status: Fail,
+			Summary: fmt.Sprintf("The %s telemetry source does not answer.", info.Kind),
+			Fix:     "Start the backend, or check telemetry.source in runlens.json (`runlens collect` hosts the embedded receiver)."}}, nil
 	}
 	checks := []Check{{Name: "source_reachable", Status: Pass, Summary: fmt.Sprintf("The %s telemetry source answers.", info.Kind)}}
 	if info.Note != "" {

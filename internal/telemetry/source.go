@@ -78,9 +78,9 @@ type SourceInfo struct {
 	Reachable bool
 	// NewestDataMs is the start of the newest span or log record, 0 when there is none.
 	NewestDataMs int64
-	// Problem says why an unreachable source did not answer, for the doctor (no credentials);
-	// empty when it answered or the reason is unknown.
-	Problem string
+	// Problem says why the source does not answer, when the adapter knows (a *SourceError
+	// carries its fix); nil otherwise.
+	Problem error
 	// Note says what the source cannot answer (e.g. it stores no logs), so answers that
 	// depend on it are not mistaken for "nothing happened"; empty when it answers everything.
 	Note string

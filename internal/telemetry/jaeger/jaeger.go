@@ -182,7 +182,7 @@ func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetr
 // time up to a day from now (clocks drift).
 func (b *Backend) searchRange(w telemetry.Window) (lo, hi int64) {
 	if w == (telemetry.Window{}) {
-		return 0, b.opts.Now().Add(24*time.Hour).Truncate(time.Minute).UnixNano() // one key for the cache
+		return 0, b.opts.Now().Add(24 * time.Hour).Truncate(time.Minute).UnixNano() // one key for the cache
 	}
 	return max(w.StartMs, 0) * 1e6, w.EndMs*1e6 - 1
 }
@@ -513,7 +513,9 @@ func (b *Backend) Describe(ctx context.Context) telemetry.SourceInfo {
 	info := telemetry.SourceInfo{Kind: Kind, Endpoint: b.endpoint, Note: Note}
 	raw, err := b.services(ctx)
 	if err != nil {
-		info.Problem = err.Error()
+		info.Problem = &telemetry.SourceError{Kind: telemetry.ErrUnreachable,
+			Message: fmt.Sprintf("The Jaeger query service at %s does not answer: %s", b.endpoint, err),
+			Hint:    "Start Jaeger's query service, or check the jaeger+http://HOST:16686 address: runlens reads its /api/v3 API."}
 		return info
 	}
 	info.Reachable = true
