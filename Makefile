@@ -56,6 +56,12 @@ test-compat: ## Run only the real-client compatibility suite.
 .PHONY: bench
 bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests): protocol vs a go-sdk peer, then package benchmarks.
 	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestReport$$' -v ./internal/bench
+	@# B11: 8 serve sessions calling the telemetry tools while a collector ingests.
+	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 20m -run '^TestLoadReport$$' -v ./internal/bench
+	@# B6 and its growth: the same calls over 100,000, 1,000,000 and 3,000,000 spans.
+	for n in 100000 1000000 3000000; do \
+		RUNLENS_BENCH=1 RUNLENS_BENCH_SPANS=$$n RUNLENS_BENCH_ITERS=10 $(GO) test -count=1 -timeout 30m -run '^TestQueryLatencyReport$$' -v ./internal/telemetry/store; \
+	done
 	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestAspireLatencyReport$$' -v ./internal/telemetry/aspire
 	RUNLENS_BENCH=1 RUNLENS_JAEGER="$$(.ci/install-jaeger)" $(GO) test -count=1 -timeout 15m -run '^TestJaegerReport$$' -v ./internal/telemetry/jaeger
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store ./internal/otlp
