@@ -110,7 +110,7 @@ func openJaeger(t *testing.T, d *fixture.Dataset) telemetry.Source {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jaegertest.WaitFor(t, "Jaeger holds the fixture", 30*time.Second, func() (bool, error) {
+	jaegertest.WaitFor(t, "Jaeger holds the fixture", time.Minute, func() (bool, error) {
 		b, err := poll.ScanSpans(ctx, telemetry.SpanScan{Window: telemetry.Window{StartMs: d.Now.Add(-48 * time.Hour).UnixMilli(), EndMs: d.Now.UnixMilli()}})
 		return err == nil && len(b.Spans) == d.Traces.SpanCount(), err
 	})

@@ -29,7 +29,7 @@ func load(t *testing.T, d *fixture.Dataset, o jaeger.Options, jo ...jaegertest.O
 		t.Fatal(err)
 	}
 	want := len(d.Spans)
-	jaegertest.WaitFor(t, fmt.Sprintf("Jaeger holds the fixture's %d spans", want), 30*time.Second, func() (bool, error) {
+	jaegertest.WaitFor(t, fmt.Sprintf("Jaeger holds the fixture's %d spans", want), time.Minute, func() (bool, error) {
 		n, err := fixtureSpans(ctx, poll)
 		return n == want, err
 	})
@@ -91,7 +91,7 @@ func TestJaegerListsItsOwnServiceAndTheFixturesWithUnknownForSpansWithoutAName(t
 	ctx := context.Background()
 	var got []string
 	// Jaeger's spans of the queries above reach its storage through its own exporter.
-	jaegertest.WaitFor(t, "Jaeger lists its own service", 30*time.Second, func() (bool, error) {
+	jaegertest.WaitFor(t, "Jaeger lists its own service", time.Minute, func() (bool, error) {
 		got, err = b.Services(ctx, 0)
 		return slices.Contains(got, "jaeger"), err
 	})
