@@ -47,8 +47,9 @@ tools: ## Install the pinned Node tooling the compatibility and agent-loop tests
 .PHONY: test
 test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-client compatibility.
 	$(GO) vet ./...
-	@# The agent-loop tests run Node 22 and the OpenTelemetry JS SDK from the pinned Node tooling.
-	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/internal/compat$$')
+	@# The agent-loop tests run Node 22 and the OpenTelemetry JS SDK from the pinned Node tooling;
+	@# the Jaeger source's tests run a real Jaeger v2, built once per version (.ci/install-jaeger).
+	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" RUNLENS_JAEGER="$$(.ci/install-jaeger)" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/internal/compat$$')
 	@# The real-client suite runs alone: its start-up bound measures Node clients, not a busy machine.
 	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -timeout 20m ./internal/compat/...
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./internal/mcp
@@ -67,6 +68,7 @@ bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests): protocol vs a g
 		RUNLENS_BENCH=1 RUNLENS_BENCH_SPANS=$$n RUNLENS_BENCH_ITERS=10 $(GO) test -count=1 -timeout 30m -run '^TestQueryLatencyReport$$' -v ./internal/telemetry/store; \
 	done
 	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestAspireLatencyReport$$' -v ./internal/telemetry/aspire
+	RUNLENS_BENCH=1 RUNLENS_JAEGER="$$(.ci/install-jaeger)" $(GO) test -count=1 -timeout 15m -run '^TestJaegerReport$$' -v ./internal/telemetry/jaeger
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store ./internal/otlp
 
 .PHONY: lint

@@ -612,6 +612,9 @@ type GetAppStatusOutputSource struct {
 	// Newest record, epoch ms.
 	NewestDataUnixMs *int `json:"newestDataUnixMs,omitzero"`
 
+	// What this source cannot answer (e.g. it stores no logs).
+	Note *string `json:"note,omitzero"`
+
 	// It answered.
 	Reachable bool `json:"reachable"`
 

@@ -28,6 +28,7 @@ import (
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
+	"github.com/runlens/runlens/internal/telemetry/jaeger"
 	"github.com/runlens/runlens/internal/telemetry/stack"
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
@@ -216,6 +217,19 @@ func (a *App) telemetrySource() telemetry.Source {
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
 	case config.SourceAspire:
 		return a.aspireSource()
+	case config.SourceJaeger:
+		endpoint := strings.TrimPrefix(src.String(), string(config.SourceJaeger)+"+") // credentials masked
+		return &lazySource{open: func(ctx context.Context) (telemetry.Source, error) {
+			conv, err := a.conventions()
+			if err != nil {
+				return nil, err
+			}
+			b, err := jaeger.New(src.Endpoint, jaeger.Options{})
+			if err != nil {
+				return nil, err
+			}
+			return telemetry.NewEngine(b, conv), nil
+		}, info: telemetry.SourceInfo{Kind: jaeger.Kind, Endpoint: endpoint, Note: jaeger.Note}}
 	default:
 		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}
 	}

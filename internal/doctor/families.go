@@ -106,7 +106,13 @@ func sourceChecks(ctx context.Context, d Deps, probe string) ([]Check, error) {
 			Fix:     "Start the backend, or check telemetry.source in runlens.json (`runlens collect` hosts the embedded receiver)."}}, nil
 	}
 	checks := []Check{{Name: "source_reachable", Status: Pass, Summary: fmt.Sprintf("The %s telemetry source answers.", info.Kind)}}
+	if info.Note != "" {
+		checks = append(checks, Check{Name: "source_coverage", Status: Pass, Summary: info.Note})
+	}
 	switch {
+	case info.NewestDataMs == 0 && info.Kind == "jaeger":
+		checks = append(checks, Check{Name: "source_recent_data", Status: Warn, Summary: "Jaeger holds no traces yet.",
+			Fix: "Point the app's exporter at Jaeger's OTLP receiver (port 4318 for OTLP/HTTP, 4317 for gRPC)."})
 	case info.NewestDataMs == 0:
 		checks = append(checks, Check{Name: "source_recent_data", Status: Warn, Summary: "The source holds no telemetry yet.",
 			Fix: "Point the app's exporter at the receiver: OTEL_EXPORTER_OTLP_ENDPOINT=http://" + d.ReceiverAddr + " and OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf."})

@@ -32,6 +32,7 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 	if info.NewestDataMs > 0 {
 		out.Source.NewestDataUnixMs = ptr(int(info.NewestDataMs))
 	}
+	out.Source.Note = optStr(info.Note)
 	if f.Receiver != nil {
 		out.Source.Receiver = f.Receiver(ctx)
 	}

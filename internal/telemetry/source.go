@@ -81,4 +81,7 @@ type SourceInfo struct {
 	// Problem says why the source does not answer, when the adapter knows (a *SourceError
 	// carries its fix); nil otherwise.
 	Problem error
+	// Note says what the source cannot answer (e.g. it stores no logs), so answers that
+	// depend on it are not mistaken for "nothing happened"; empty when it answers everything.
+	Note string
 }

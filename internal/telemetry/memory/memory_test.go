@@ -21,3 +21,15 @@ func TestTheEngineOverMemoryConforms(t *testing.T) {
 		return telemetry.NewEngine(b, d.Conventions)
 	}, telemetrytest.Options{})
 }
+
+// A source that stores no logs is held to the dataset without its records: the engine over
+// the in-memory backend given the traces alone must give exactly those answers.
+func TestTheEngineOverMemoryWithTracesOnlyGivesTheNoLogsAnswers(t *testing.T) {
+	telemetrytest.Run(t, func(t *testing.T, d *fixture.Dataset) telemetry.Source {
+		b := &memory.Backend{}
+		if rejected := b.AddTraces(d.Traces); rejected != 0 {
+			t.Fatalf("%d spans rejected", rejected)
+		}
+		return telemetry.NewEngine(b, d.Conventions)
+	}, telemetrytest.Options{NoLogs: true})
+}
