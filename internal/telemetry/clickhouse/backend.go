@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -40,8 +41,10 @@ type Options struct {
 	// MaxRowsToRead bounds the rows one query reads (default 100,000,000); past it the query
 	// answers from what it read and says Scan.Limited.
 	MaxRowsToRead int64
-	// MaxMemoryBytes bounds the memory of one query (default 2 GiB).
+	// MaxMemoryBytes bounds the memory of one query (0: the server profile's limit).
 	MaxMemoryBytes int64
+	// Logger receives the server's own error text, which answers never carry (nil: none).
+	Logger *slog.Logger
 	// MaxGroups bounds the groups an aggregate returns (default 100,000).
 	MaxGroups int
 }
@@ -50,7 +53,6 @@ func (o Options) withDefaults() Options {
 	o.DialTimeout = cmp.Or(o.DialTimeout, 5*time.Second)
 	o.MaxExecutionTime = cmp.Or(o.MaxExecutionTime, 10*time.Second)
 	o.MaxRowsToRead = cmp.Or(o.MaxRowsToRead, 100_000_000)
-	o.MaxMemoryBytes = cmp.Or(o.MaxMemoryBytes, 2<<30)
 	o.MaxGroups = cmp.Or(o.MaxGroups, 100_000)
 	return o
 }

@@ -13,12 +13,16 @@ import (
 // the only place conventions become SQL; compile_test.go holds it to the Go evaluation on
 // generated attribute sets.
 
-// errorLogExpr is conventions.IsErrorLog over the exporter's log columns.
-const errorLogExpr = `(SeverityNumber >= 17 OR match(SeverityText, '(?i)^[\t\n\v\f\r ]*(error|fatal)[\t\n\v\f\r ]*$'))`
+// space is unicode.IsSpace as an RE2 class (inside a ClickHouse string literal): the ASCII
+// white space, U+0085 and the Unicode separators (Z), which strings.TrimSpace trims.
+const space = `[\\t\\n\\v\\f\\r \\x{85}\\p{Z}]`
 
-// trimmed is strings.TrimSpace for the ASCII white space.
+// errorLogExpr is conventions.IsErrorLog over the exporter's log columns.
+const errorLogExpr = `(SeverityNumber >= 17 OR match(SeverityText, '(?i)^` + space + `*(error|fatal)` + space + `*$'))`
+
+// trimmed is strings.TrimSpace.
 func trimmed(expr string) string {
-	return `replaceRegexpAll(` + expr + `, '^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$', '')`
+	return `replaceRegexpAll(` + expr + `, '^` + space + `+|` + space + `+$', '')`
 }
 
 // first is Attributes.first: the first non-empty value among keys, else ”.
@@ -102,11 +106,13 @@ func executionIDExpr(q *sqlText, conv *conventions.Conventions, col string) stri
 // NULL when it is no integer.
 func exitCodeExpr(q *sqlText, conv *conventions.Conventions, col string) string {
 	t := trimmed(first(q, col, conv.JobKeys.ExitCodeKeys))
-	// ParseInt: an optional sign and decimal digits; else ParseFloat of a decimal number
-	// whose value is integral.
+	// ParseInt: an optional sign and decimal digits; else ParseFloat of a decimal literal (Go
+	// syntax: _ between digits allowed) whose value is integral and fits.
+	const d = `[0-9](_?[0-9])*`
+	f := "toFloat64OrNull(replaceAll(" + t + ", '_', ''))"
 	return "if(match(" + t + ", '^[+-]?[0-9]+$'), toInt64OrNull(" + t + "), " +
-		"if(match(" + t + ", '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$') AND toFloat64OrNull(" + t + ") = floor(toFloat64OrNull(" + t + ")) " +
-		"AND abs(toFloat64OrNull(" + t + ")) < 9.2e18, toInt64OrNull(toString(toInt64(toFloat64OrNull(" + t + ")))), NULL))"
+		"if(match(" + t + ", '^[+-]?(" + d + "([.](" + d + ")?)?|[.]" + d + ")([eE][+-]?" + d + ")?$') AND " + f + " = floor(" + f + ") " +
+		"AND " + f + " >= -9223372036854775808 AND " + f + " < 9223372036854775808, toInt64(" + f + "), NULL))"
 }
 
 // isErrorStatusExpr is Conventions.IsErrorStatus of a word expression.

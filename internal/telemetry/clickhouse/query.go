@@ -89,14 +89,18 @@ func (r *runner) settings(resultRows int, breakMode bool) ch.Settings {
 		mode = "break"
 	}
 	s := ch.Settings{
-		"readonly":              "1",
-		"max_execution_time":    strconv.Itoa(max(1, int(r.o.MaxExecutionTime.Seconds()))),
-		"max_rows_to_read":      strconv.FormatInt(r.o.MaxRowsToRead, 10),
-		"read_overflow_mode":    mode,
-		"timeout_overflow_mode": mode,
-		"max_result_rows":       strconv.Itoa(max(resultRows, 1)),
-		"result_overflow_mode":  "break",
-		"max_memory_usage":      strconv.FormatInt(r.o.MaxMemoryBytes, 10),
+		"readonly":             "1",
+		"max_execution_time":   strconv.Itoa(max(1, int(r.o.MaxExecutionTime.Seconds()))),
+		"max_rows_to_read":     strconv.FormatInt(r.o.MaxRowsToRead, 10),
+		"max_result_rows":      strconv.Itoa(max(resultRows, 1)),
+		"result_overflow_mode": "break",
+	}
+	// throw is the default overflow mode; it is sent only when it is not.
+	if breakMode {
+		s["read_overflow_mode"], s["timeout_overflow_mode"] = mode, mode
+	}
+	if r.o.MaxMemoryBytes > 0 {
+		s["max_memory_usage"] = strconv.FormatInt(r.o.MaxMemoryBytes, 10)
 	}
 	return s
 }
@@ -149,6 +153,9 @@ func (r *runner) once(ctx context.Context, q *sqlText, resultRows int, breakMode
 func classify(err error, o Options) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
+	}
+	if o.Logger != nil {
+		o.Logger.Warn("clickhouse query failed", "err", err)
 	}
 	var ex *ch.Exception
 	if !errors.As(err, &ex) {

@@ -5,6 +5,7 @@ package clickhouse_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
@@ -75,6 +76,9 @@ func load(t testing.TB, e *chfront.Engine, tb chfront.Tables, d *fixture.Dataset
 // open opens the source over the front at addr on database db.
 func open(t testing.TB, addr, db string, o clickhouse.Options) *clickhouse.Backend {
 	t.Helper()
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(tWriter{t}, nil))
+	}
 	if o.Source == "" {
 		o.Source = "clickhouse+http://" + addr + "/" + db
 	}
@@ -88,3 +92,7 @@ func open(t testing.TB, addr, db string, o clickhouse.Options) *clickhouse.Backe
 
 var _ = context.Background
 var _ telemetry.Backend = (*clickhouse.Backend)(nil)
+
+type tWriter struct{ t testing.TB }
+
+func (w tWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
