@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
@@ -65,6 +66,8 @@ type Backend struct {
 	traces string
 	logs   string
 	lookup string
+	// checked is set once the tables were found to be the exporter's (see ready).
+	checked atomic.Bool
 }
 
 var _ telemetry.Backend = (*Backend)(nil)
@@ -95,7 +98,7 @@ func (b *Backend) Endpoint() string { return b.ep.shown }
 
 // spanColumns are read by every span scan, in scanSpan's order.
 const spanColumns = `TraceId, SpanId, ParentSpanId, SpanName, SpanKind, ServiceName,
-	toUnixTimestamp64Nano(Timestamp), Duration, StatusCode, StatusMessage`
+	toUnixTimestamp64Nano(Timestamp), toUInt64(Duration), StatusCode, StatusMessage`
 
 // window writes the window condition on column col (a DateTime64(9)): the exact bounds, and
 // the same bounds in seconds on toDateTime(col) and in days on toDate(col), which are the sort
@@ -151,6 +154,9 @@ func (b *Backend) spanWhere(q *sqlText, s *telemetry.SpanScan) {
 // ScanSpans implements telemetry.Backend: one query, newest (or oldest) first, one copy per
 // trace and span id, at most Limit rows (one more is asked for to know whether more matched).
 func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetry.SpanBatch, error) {
+	if err := b.ready(ctx); err != nil {
+		return telemetry.SpanBatch{}, err
+	}
 	limit := s.Limit
 	if limit <= 0 {
 		limit = telemetry.DefaultLimits.MaxScanRows
@@ -185,12 +191,17 @@ func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetr
 	if err != nil {
 		return telemetry.SpanBatch{}, err
 	}
-	batch := telemetry.SpanBatch{Matched: -1}
+	batch := telemetry.SpanBatch{Matched: int64(len(out))}
 	if len(out) > limit {
 		out, limited = out[:limit], true
 	}
-	if !limited {
-		batch.Matched = int64(len(out))
+	if limited {
+		c := &sqlText{}
+		c.w("SELECT uniqExact(TraceId, SpanId) FROM ", b.traces)
+		b.spanWhere(c, &s)
+		if batch.Matched, err = b.count(ctx, c); err != nil {
+			return telemetry.SpanBatch{}, err
+		}
 	}
 	batch.Spans, batch.Limited, batch.Scanned = out, limited, int64(len(out))
 	return batch, nil
@@ -241,32 +252,22 @@ func scanSpan(rows driver.Rows, f telemetry.Fields) (telemetry.SpanRow, error) {
 
 // ScanLogs implements telemetry.Backend.
 func (b *Backend) ScanLogs(ctx context.Context, s telemetry.LogScan) (telemetry.LogBatch, error) {
+	if err := b.ready(ctx); err != nil {
+		return telemetry.LogBatch{}, err
+	}
 	limit := s.Limit
 	if limit <= 0 {
 		limit = telemetry.DefaultLimits.MaxScanRows
 	}
 	q := &sqlText{}
-	q.w("SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ServiceName, SeverityNumber, SeverityText, Body")
+	q.w("SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body")
 	if s.Fields&telemetry.FieldAttributes != 0 {
 		q.w(", LogAttributes")
 	}
 	if s.Fields&telemetry.FieldResource != 0 {
 		q.w(", ResourceAttributes")
 	}
-	q.w(" FROM ", b.logs, " WHERE ")
-	window(q, "Timestamp", s.Window)
-	if s.Service != "" {
-		service(q, s.Service)
-	}
-	if s.ErrorsOnly {
-		q.w(" AND ", errorLogExpr)
-	}
-	if len(s.TraceIDs) > 0 {
-		q.w(" AND TraceId IN ", q.strs(s.TraceIDs))
-	}
-	if s.Invocation != "" {
-		q.w(" AND ResourceAttributes[", q.str(telemetry.InvocationKey), "] = ", q.str(s.Invocation))
-	}
+	b.logWhere(q, &s)
 	dir := " DESC"
 	if s.Oldest {
 		dir = " ASC"
@@ -300,19 +301,55 @@ func (b *Backend) ScanLogs(ctx context.Context, s telemetry.LogScan) (telemetry.
 	if err != nil {
 		return telemetry.LogBatch{}, err
 	}
-	batch := telemetry.LogBatch{Matched: -1}
+	batch := telemetry.LogBatch{Matched: int64(len(out))}
 	if len(out) > limit {
 		out, limited = out[:limit], true
 	}
-	if !limited {
-		batch.Matched = int64(len(out))
+	if limited {
+		c := &sqlText{}
+		c.w("SELECT count()")
+		b.logWhere(c, &s)
+		if batch.Matched, err = b.count(ctx, c); err != nil {
+			return telemetry.LogBatch{}, err
+		}
 	}
 	batch.Logs, batch.Limited, batch.Scanned = out, limited, int64(len(out))
 	return batch, nil
 }
 
+// logWhere writes the FROM and WHERE clauses of a log scan.
+func (b *Backend) logWhere(q *sqlText, s *telemetry.LogScan) {
+	q.w(" FROM ", b.logs, " WHERE ")
+	window(q, "Timestamp", s.Window)
+	if s.Service != "" {
+		service(q, s.Service)
+	}
+	if s.ErrorsOnly {
+		q.w(" AND ", errorLogExpr)
+	}
+	if len(s.TraceIDs) > 0 {
+		q.w(" AND TraceId IN ", q.strs(s.TraceIDs))
+	}
+	if s.Invocation != "" {
+		q.w(" AND ResourceAttributes[", q.str(telemetry.InvocationKey), "] = ", q.str(s.Invocation))
+	}
+}
+
+// count runs a query of one count; a count cut by a limit is unknown (-1).
+func (b *Backend) count(ctx context.Context, q *sqlText) (int64, error) {
+	var n uint64
+	limited, err := b.r.query(ctx, q, 1, func(rows driver.Rows) error { return rows.Scan(&n) })
+	if err != nil || limited {
+		return -1, err
+	}
+	return int64(n), nil
+}
+
 // Services implements telemetry.Backend.
 func (b *Backend) Services(ctx context.Context, limit int) ([]string, error) {
+	if err := b.ready(ctx); err != nil {
+		return nil, err
+	}
 	limit = cmp.Or(limit, 100)
 	q := &sqlText{}
 	q.w("SELECT DISTINCT if(ServiceName = '', ", q.str(telemetry.UnknownService), ", ServiceName) AS s FROM ", b.traces,
@@ -333,6 +370,9 @@ func (b *Backend) Services(ctx context.Context, limit int) ([]string, error) {
 // tables. ClickHouse cannot pin a snapshot, so AsOf is 0 and a cursor is refused once data
 // arrived after it.
 func (b *Backend) Fingerprint(ctx context.Context) (telemetry.Snapshot, error) {
+	if err := b.ready(ctx); err != nil {
+		return telemetry.Snapshot{}, err
+	}
 	q := &sqlText{}
 	q.w("SELECT (SELECT count() FROM ", b.traces, "), (SELECT toUnixTimestamp64Nano(max(Timestamp)) FROM ", b.traces,
 		"), (SELECT count() FROM ", b.logs, "), (SELECT toUnixTimestamp64Nano(max(Timestamp)) FROM ", b.logs, ")")
@@ -365,6 +405,9 @@ func (b *Backend) Describe(ctx context.Context) telemetry.SourceInfo {
 
 // newest is the newest span or record time (Unix ms), 0 when the tables are empty.
 func (b *Backend) newest(ctx context.Context) (int64, error) {
+	if err := b.ready(ctx); err != nil {
+		return 0, err
+	}
 	q := &sqlText{}
 	q.w("SELECT greatest((SELECT toUnixTimestamp64Milli(max(Timestamp)) FROM ", b.traces,
 		"), (SELECT toUnixTimestamp64Milli(max(Timestamp)) FROM ", b.logs, "))")

@@ -21,8 +21,11 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 	if len(k.KeyPrefixes) == 0 {
 		return telemetry.DBReport{}, false, nil
 	}
+	if err := b.ready(ctx); err != nil {
+		return telemetry.DBReport{}, false, err
+	}
 	s := &sqlText{}
-	s.w("SELECT sys, stmt, summary, op, coll, countIf(StatusCode = 'Error'), groupArray(Duration) FROM (SELECT ",
+	s.w("SELECT sys, stmt, summary, op, coll, countIf(StatusCode = 'Error'), groupArray(toUInt64(Duration)) FROM (SELECT ",
 		first(s, "SpanAttributes", k.SystemKeys), " AS sys, ",
 		first(s, "SpanAttributes", k.StatementKeys), " AS stmt, ",
 		first(s, "SpanAttributes", k.SummaryKeys), " AS summary, ",

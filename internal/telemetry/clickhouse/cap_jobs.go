@@ -30,6 +30,9 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *c
 	if len(conv.JobKeys.IDKeys) == 0 {
 		return telemetry.JobResult{}, true, nil
 	}
+	if err := b.ready(ctx); err != nil {
+		return telemetry.JobResult{}, false, err
+	}
 	s := &sqlText{}
 	s.w("SELECT TraceId, SpanId, ", jobNameExpr(s, conv, "SpanAttributes"), " AS name, ", startMs, " AS ms")
 	b.jobWhere(s, q, conv)

@@ -45,11 +45,14 @@ func (b *Backend) entryCondition(q *sqlText, svc string, w telemetry.Window) {
 // computed by ClickHouse.
 func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.PerformanceQuery, conv *conventions.Conventions) (telemetry.Performance, bool, error) {
 	p := telemetry.Performance{Service: q.Service}
+	if err := b.ready(ctx); err != nil {
+		return p, false, err
+	}
 	p.Scan = telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}
 	run := func(entries bool) (found bool, err error) {
 		s := &sqlText{}
 		// Standard GROUPING semantics (force_grouping_standard_compatibility, on by default).
-		s.w("SELECT grouping(SpanName), SpanName, count(), countIf(StatusCode = 'Error'), sum(Duration), ", percentiles,
+		s.w("SELECT grouping(SpanName), SpanName, count(), countIf(StatusCode = 'Error'), toUInt64(sum(Duration)), ", percentiles,
 			" FROM ", b.traces, " WHERE ")
 		window(s, "Timestamp", q.Window)
 		service(s, q.Service)

@@ -24,12 +24,12 @@ import (
 
 // probeRow is one generated span (or log record) the compiled expressions are evaluated on.
 type probeRow struct {
-	ID       uint32            `json:"id"`
-	Attrs    map[string]string `json:"attrs"`
-	Name     string            `json:"name"`
-	Code     string            `json:"code"`
-	SevNum   uint8             `json:"sev_num"`
-	SevText  string            `json:"sev_text"`
+	ID      uint32            `json:"id"`
+	Attrs   map[string]string `json:"attrs"`
+	Name    string            `json:"name"`
+	Code    string            `json:"code"`
+	SevNum  uint8             `json:"sev_num"`
+	SevText string            `json:"sev_text"`
 }
 
 // probeValues are attribute values chosen to sit on the rules' edges: blanks, case and white

@@ -22,6 +22,9 @@ type Front struct {
 	User, Password string
 	// Queries counts the queries answered (for tests that bound round trips).
 	Queries func(sql string)
+	// Refuse, when it returns a code, fails the query as the server would with that code
+	// and message (a user without rights, say, which chDB has no users for).
+	Refuse func(sql string) (code int, msg string)
 }
 
 // helloQuery is what clickhouse-go asks first over HTTP; it decodes the answer with its own
@@ -45,7 +48,11 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "Ok.\n")
 		return
 	}
-	if f.Password != "" && (r.Header.Get("X-ClickHouse-User") != f.User || r.Header.Get("X-ClickHouse-Key") != f.Password) {
+	user, password, basic := r.BasicAuth()
+	if !basic {
+		user, password = r.Header.Get("X-ClickHouse-User"), r.Header.Get("X-ClickHouse-Key")
+	}
+	if f.Password != "" && (user != f.User || password != f.Password) {
 		fail(w, 516, "default: Authentication failed: password is incorrect, or there is no user with such name.")
 		return
 	}
@@ -100,6 +107,12 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if f.Queries != nil {
 		f.Queries(sql)
+	}
+	if f.Refuse != nil {
+		if code, msg := f.Refuse(sql); code != 0 {
+			fail(w, code, msg)
+			return
+		}
 	}
 	f.E.mu.Lock()
 	var out []byte
