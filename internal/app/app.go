@@ -209,6 +209,8 @@ func (a *App) telemetrySource() telemetry.Source {
 			}
 			return telemetry.NewEngine(store.NewBackend(st), conv), nil
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
+	case config.SourceClickHouse:
+		return a.clickhouseSource()
 	default:
 		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}
 	}

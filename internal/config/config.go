@@ -51,6 +51,9 @@ type Telemetry struct {
 	// APIKeyEnv names the environment variable holding the source's key, so the key itself
 	// never sits in a file that is committed.
 	APIKeyEnv string
+	// PasswordEnv names the environment variable holding the ClickHouse user's password
+	// (apiKeyEnv serves when it is not set).
+	PasswordEnv string
 	// TracesTable and LogsTable are the ClickHouse exporter's table names.
 	TracesTable string
 	LogsTable   string

@@ -12,9 +12,10 @@ import (
 // the keys a file sets replace defaults. It is decoded only after the schema accepted the file.
 type fileConfig struct {
 	Telemetry *struct {
-		Source     *string `json:"source"`
-		APIKeyEnv  *string `json:"apiKeyEnv"`
-		ClickHouse *struct {
+		Source      *string `json:"source"`
+		APIKeyEnv   *string `json:"apiKeyEnv"`
+		PasswordEnv *string `json:"passwordEnv"`
+		ClickHouse  *struct {
 			TracesTable *string `json:"tracesTable"`
 			LogsTable   *string `json:"logsTable"`
 		} `json:"clickhouse"`
@@ -101,6 +102,7 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 			}
 		}
 		setString(&cfg.Telemetry.APIKeyEnv, t.APIKeyEnv)
+		setString(&cfg.Telemetry.PasswordEnv, t.PasswordEnv)
 		if ch := t.ClickHouse; ch != nil {
 			setString(&cfg.Telemetry.TracesTable, ch.TracesTable)
 			setString(&cfg.Telemetry.LogsTable, ch.LogsTable)

@@ -103,6 +103,9 @@ func (l *Loader) load(projectRoot string, getenv func(string) string, flags Over
 	if cfg.Telemetry.APIKeyEnv != "" {
 		cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, cfg.Telemetry.APIKeyEnv)
 	}
+	if cfg.Telemetry.PasswordEnv != "" {
+		cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, cfg.Telemetry.PasswordEnv)
+	}
 	return cfg, nil
 }
 

@@ -25,7 +25,7 @@ type Source struct {
 	Kind SourceKind
 	// Path is the absolute database file of a sqlite source; empty otherwise.
 	Path string
-	// Endpoint is what a remote adapter dials: the clickhouse:// URL as given, or the plain
+	// Endpoint is what a remote adapter dials: the clickhouse:// or clickhouse+http(s):// URL as given, or the plain
 	// http(s):// URL of an Aspire dashboard or Jaeger query service. Empty for sqlite.
 	Endpoint string
 }
@@ -45,8 +45,8 @@ func ParseSource(raw, root string) (Source, error) {
 			p = filepath.Join(root, p)
 		}
 		return Source{Kind: SourceSQLite, Path: filepath.Clean(p)}, nil
-	case strings.HasPrefix(raw, "clickhouse://"):
-		if _, err := parseHostURL(raw); err != nil {
+	case strings.HasPrefix(raw, "clickhouse://"), strings.HasPrefix(raw, "clickhouse+http://"), strings.HasPrefix(raw, "clickhouse+https://"):
+		if _, err := parseHostURL(strings.TrimPrefix(raw, "clickhouse+")); err != nil {
 			return Source{}, err
 		}
 		return Source{Kind: SourceClickHouse, Endpoint: raw}, nil
@@ -63,7 +63,7 @@ func ParseSource(raw, root string) (Source, error) {
 		}
 		return Source{Kind: SourceJaeger, Endpoint: u}, nil
 	}
-	return Source{}, fmt.Errorf("%w: expected sqlite:PATH, clickhouse://…, aspire+http(s)://… or jaeger+http(s)://…", errSource)
+	return Source{}, fmt.Errorf("%w: expected sqlite:PATH, clickhouse://…, clickhouse+http(s)://…, aspire+http(s)://… or jaeger+http(s)://…", errSource)
 }
 
 // String renders the source for people and logs, with any password in the URL masked.

@@ -93,6 +93,10 @@ func telemetryErr(err error) error {
 		return nil
 	case errors.Is(err, shape.ErrCursorInvalid):
 		return err
+	case isToolErr(err):
+		// A source that said what is wrong and how to fix it (a missing table, a refused
+		// password) keeps its words.
+		return err
 	case errors.Is(err, telemetry.ErrUnreachable):
 		return toolerr.New(string(gen.ErrorCodeSourceUnreachable), "the telemetry source did not answer").
 			WithHint("run the doctor tool to check the source").WithRetryable()
@@ -159,4 +163,9 @@ func (f *Flows) setPaging(ctx context.Context, field, count, tool string, in any
 	callctx.SetPaging(ctx, &shape.Paging{Field: field, Count: count, Remint: func(returned int) (string, error) {
 		return f.Cursors.Encode(tool, in, snap.ID, offset+returned)
 	}})
+}
+
+func isToolErr(err error) bool {
+	_, ok := toolerr.As(err)
+	return ok
 }

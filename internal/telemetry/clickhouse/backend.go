@@ -35,6 +35,9 @@ type Options struct {
 	Source string
 	// Password is the user's password (from the variable named by passwordEnv or apiKeyEnv).
 	Password string
+	// TracesTable and LogsTable name the tables (default: the source URL's traces_table and
+	// logs_table, else the exporter's otel_traces and otel_logs).
+	TracesTable, LogsTable string
 	// DialTimeout bounds connecting (default 5 s).
 	DialTimeout time.Duration
 	// MaxExecutionTime bounds each query on the server (default 10 s).
@@ -76,7 +79,7 @@ var _ telemetry.Backend = (*Backend)(nil)
 // so a server started later is picked up.
 func Open(o Options) (*Backend, error) {
 	o = o.withDefaults()
-	ep, err := parseEndpoint(o.Source)
+	ep, err := parseEndpoint(o.Source, o.TracesTable, o.LogsTable)
 	if err != nil {
 		return nil, err
 	}

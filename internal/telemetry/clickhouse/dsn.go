@@ -40,9 +40,10 @@ var errSource = errors.New("invalid clickhouse source")
 
 // parseEndpoint reads clickhouse://[user@]host[:port][/database][?traces_table=…&logs_table=…]
 // (the native protocol, default port 9000; clickhouses:// or secure=true for TLS, port 9440)
-// and clickhouse+http(s)://… (the HTTP interface, ports 8123 and 8443). A password in the URL
+// and clickhouse+http(s)://… (the HTTP interface, ports 8123 and 8443); traces and logs, when
+// set, name the tables instead. A password in the URL
 // is refused: it belongs in the variable named by passwordEnv (or apiKeyEnv).
-func parseEndpoint(raw string) (endpoint, error) {
+func parseEndpoint(raw, traces, logs string) (endpoint, error) {
 	var e endpoint
 	rest := raw
 	switch {
@@ -90,8 +91,8 @@ func parseEndpoint(raw string) (endpoint, error) {
 	if e.database == "" {
 		e.database = "default"
 	}
-	e.traces = orDefault(q.Get("traces_table"), DefaultTracesTable)
-	e.logs = orDefault(q.Get("logs_table"), DefaultLogsTable)
+	e.traces = orDefault(traces, orDefault(q.Get("traces_table"), DefaultTracesTable))
+	e.logs = orDefault(logs, orDefault(q.Get("logs_table"), DefaultLogsTable))
 	for what, name := range map[string]string{"database": e.database, "traces_table": e.traces, "logs_table": e.logs} {
 		if !ident.MatchString(name) {
 			return e, fmt.Errorf("%w: %s %q is not a plain identifier (letters, digits, _)", errSource, what, name)
