@@ -42,7 +42,11 @@ tools: ## Install the pinned Node tooling the compatibility tests use (cached).
 .PHONY: test
 test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-client compatibility.
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/internal/compat$$')
+	$(GO) vet -tags chdb ./internal/telemetry/clickhouse/...
+	$(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v -e '/internal/compat$$' -e '/internal/telemetry/clickhouse$$')
+	@# The ClickHouse source runs on the ClickHouse engine in-process (chDB): chdb-go loads the
+	@# library named by CHDB_LIB_PATH when the test binary starts, hence its own build tag.
+	CHDB_LIB_PATH="$$(.ci/install-chdb)" $(GO) test -tags chdb -race -count=1 -timeout 20m ./internal/telemetry/clickhouse/...
 	@# The real-client suite runs alone: its start-up bound measures Node clients, not a busy machine.
 	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -timeout 20m ./internal/compat/...
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./internal/mcp
@@ -55,13 +59,16 @@ test-compat: ## Run only the real-client compatibility suite.
 bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests): protocol vs a go-sdk peer, then package benchmarks.
 	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestReport$$' -v ./internal/bench
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store ./internal/otlp
+	CHDB_LIB_PATH="$$(.ci/install-chdb)" $(GO) test -tags chdb -count=1 -timeout 60m -run '^$$' -bench '^BenchmarkB10$$' -benchtime 1x ./internal/telemetry/clickhouse
 
 .PHONY: lint
 lint: ## gofmt, go vet and staticcheck.
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags chdb ./internal/telemetry/clickhouse/...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck -tags chdb ./internal/telemetry/clickhouse/...
 
 .PHONY: demo
 demo: ## Run the end-to-end demo on the embedded default.
