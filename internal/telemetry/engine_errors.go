@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-
-	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 // occurrenceSet is the error occurrences of a window with what reading them covered.
@@ -208,13 +206,4 @@ func sortedUnique(s []string) []string {
 		s = s[1:]
 	}
 	return s
-}
-
-// ScanOccurrences computes the window's error occurrences from b's own scans, exactly as
-// Errors does, for a backend whose capability computes in its query language what it can
-// (counts, runs) and leaves an occurrence's origin — a rule over the trace tree — to the
-// engine.
-func ScanOccurrences(ctx context.Context, b Backend, conv *conventions.Conventions, w Window) (list []Occurrence, limited bool, err error) {
-	set, err := NewEngine(b, conv).occurrences(ctx, w, 0, "")
-	return set.list, set.limited, err
 }

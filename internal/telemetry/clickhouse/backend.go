@@ -69,8 +69,9 @@ type Backend struct {
 	traces string
 	logs   string
 	lookup string
-	// checked is set once the tables were found to be the exporter's (see ready).
-	checked atomic.Bool
+	// checked is set once the tables were found to be the exporter's (see ready), and
+	// hasLookup when the exporter's trace-id lookup table is there too.
+	checked, hasLookup atomic.Bool
 }
 
 var _ telemetry.Backend = (*Backend)(nil)
@@ -141,7 +142,11 @@ func (b *Backend) spanWhere(q *sqlText, s *telemetry.SpanScan) {
 		q.w(" AND StatusCode = 'Error'")
 	}
 	if len(s.TraceIDs) > 0 {
-		q.w(" AND TraceId IN ", q.strs(s.TraceIDs))
+		ids := q.strs(s.TraceIDs)
+		q.w(" AND TraceId IN ", ids)
+		if b.hasLookup.Load() {
+			b.lookupWindow(q, ids, s.TraceIDs)
+		}
 	}
 	if len(s.Names) > 0 {
 		q.w(" AND SpanName IN ", q.strs(s.Names))
@@ -152,6 +157,22 @@ func (b *Backend) spanWhere(q *sqlText, s *telemetry.SpanScan) {
 	if s.Invocation != "" {
 		q.w(" AND ResourceAttributes[", q.str(telemetry.InvocationKey), "] = ", q.str(s.Invocation))
 	}
+}
+
+// lookupWindow narrows a scan of traces to the seconds they span, read from the exporter's
+// trace-id lookup table (TraceId, Start, End, filled by its materialized view), so ClickHouse
+// prunes partitions and granules instead of reading every partition's TraceId bloom filter.
+// The narrowing applies only when the lookup table knows every trace asked for (its rows could
+// have been dropped by a shorter TTL); the scalar subqueries run once, on the initiator of a
+// Distributed query.
+func (b *Backend) lookupWindow(q *sqlText, ids string, traces []string) {
+	n := map[string]bool{}
+	for _, t := range traces {
+		n[t] = true
+	}
+	from := " FROM " + b.lookup + " WHERE TraceId IN " + ids
+	q.w(" AND ((SELECT uniqExact(TraceId)", from, ") < ", q.i64(int64(len(n))),
+		" OR (toDateTime(Timestamp) >= (SELECT min(Start)", from, ") AND toDateTime(Timestamp) <= (SELECT max(End)", from, ")))")
 }
 
 // ScanSpans implements telemetry.Backend: one query, newest (or oldest) first, one copy per

@@ -130,8 +130,7 @@ func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *con
 }
 
 // AggregateStatus implements telemetry.StatusAggregator: spans and records per service, and
-// runs per domain, counted by ClickHouse; error occurrences by the engine's own rule over
-// this backend's narrow scans (the window's error spans and their traces).
+// runs per domain, counted by ClickHouse; error occurrences as AggregateErrors reads them.
 func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, bool, error) {
 	if err := b.ready(ctx); err != nil {
 		return telemetry.Status{}, false, err
@@ -178,7 +177,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		}
 		st.Scan.Limited = st.Scan.Limited || limited
 	}
-	occ, limited, err := telemetry.ScanOccurrences(ctx, b, conv, q.Window)
+	occ, limited, _, err := b.occurrences(ctx, conv, q.Window)
 	if err != nil {
 		return telemetry.Status{}, false, err
 	}

@@ -106,15 +106,20 @@ func (r *runner) settings(resultRows int, breakMode bool) ch.Settings {
 }
 
 // query runs q, calling each for every row; resultRows bounds the rows the server returns. A
-// read or time limit makes it re-run in break mode: limited is then true.
+// read or time limit makes it re-run in break mode (limited is then true) — unless rows of the
+// failed attempt had already arrived (the server streams blocks before it finds a limit
+// passed): those are kept, and limited is true, so no row is seen twice.
 func (r *runner) query(ctx context.Context, q *sqlText, resultRows int, each func(driver.Rows) error) (limited bool, err error) {
-	err = r.once(ctx, q, resultRows, false, each)
+	n, err := r.once(ctx, q, resultRows, false, each)
 	if err == nil {
 		return false, nil
 	}
 	var ex *ch.Exception
 	if errors.As(err, &ex) && (ex.Code == codeTooManyRows || ex.Code == codeTimeoutExceeded) {
-		if err := r.once(ctx, q, resultRows, true, each); err != nil {
+		if n > 0 {
+			return true, nil
+		}
+		if _, err := r.once(ctx, q, resultRows, true, each); err != nil {
 			return true, classify(err, r.o)
 		}
 		return true, nil
@@ -122,9 +127,8 @@ func (r *runner) query(ctx context.Context, q *sqlText, resultRows int, each fun
 	return false, classify(err, r.o)
 }
 
-// once runs q once; a reset callback is not needed because each sees every row of exactly one
-// attempt (the first attempt of a limited query fails before its first block).
-func (r *runner) once(ctx context.Context, q *sqlText, resultRows int, breakMode bool, each func(driver.Rows) error) error {
+// once runs q once and says how many rows reached each.
+func (r *runner) once(ctx context.Context, q *sqlText, resultRows int, breakMode bool, each func(driver.Rows) error) (int, error) {
 	qctx := ctx
 	if !r.noSettings.Load() {
 		qctx = ch.Context(ctx, ch.WithSettings(r.settings(resultRows, breakMode)))
@@ -136,15 +140,17 @@ func (r *runner) once(ctx context.Context, q *sqlText, resultRows int, breakMode
 		rows, err = r.conn.Query(ctx, q.String(), q.args...)
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
+	n := 0
 	for rows.Next() {
+		n++
 		if err := each(rows); err != nil {
-			return err
+			return n, err
 		}
 	}
-	return rows.Err()
+	return n, rows.Err()
 }
 
 // classify turns a ClickHouse failure into an error the tools can act on: a tool error with a

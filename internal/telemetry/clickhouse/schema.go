@@ -154,6 +154,7 @@ func (b *Backend) ready(ctx context.Context) error {
 				"runlens reads the exporter's default Map-typed schema; run the doctor tool", nil)
 		}
 	}
+	b.hasLookup.Store(s.Lookup)
 	b.checked.Store(true)
 	return nil
 }
