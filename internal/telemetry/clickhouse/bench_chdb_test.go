@@ -27,7 +27,7 @@ func b10Spans(tb chfront.Tables, n int64, end time.Time) string {
 	return fmt.Sprintf(`INSERT INTO %[1]s.%[2]s (Timestamp, TraceId, SpanId, ParentSpanId, TraceState, SpanName, SpanKind, ServiceName,
   ResourceAttributes, ScopeName, ScopeVersion, SpanAttributes, Duration, StatusCode, StatusMessage,
   "Events.Timestamp", "Events.Name", "Events.Attributes", "Links.TraceId", "Links.SpanId", "Links.TraceState", "Links.Attributes")
-SELECT fromUnixTimestamp64Nano(toInt64(%[3]d + intDiv(tr * 86400000000000, %[4]d) + pos * 1000000)) AS ts,
+SELECT fromUnixTimestamp64Nano(toInt64(%[3]d + tr * intDiv(86400000000000, %[4]d) + pos * 1000000)) AS ts,
   lower(hex(MD5(toString(tr)))) AS trace, substring(lower(hex(MD5(toString(number)))), 1, 16), 
   if(pos = 0, '', substring(lower(hex(MD5(toString(tr * 5)))), 1, 16)), '',
   [concat('GET /api/', toString(tr %% 7)), 'SELECT orders', 'SELECT users', 'process', 'publish'][pos + 1],
@@ -52,7 +52,7 @@ func b10Logs(tb chfront.Tables, n, m int64, end time.Time) string {
 	startNs := end.Add(-24 * time.Hour).UnixNano()
 	return fmt.Sprintf(`INSERT INTO %[1]s.%[2]s (Timestamp, TraceId, SpanId, TraceFlags, SeverityText, SeverityNumber, ServiceName, Body,
   ResourceSchemaUrl, ResourceAttributes, ScopeSchemaUrl, ScopeName, ScopeVersion, ScopeAttributes, LogAttributes, EventName)
-SELECT fromUnixTimestamp64Nano(toInt64(%[3]d + intDiv(tr * 86400000000000, %[4]d) + 2000000)), lower(hex(MD5(toString(tr)))),
+SELECT fromUnixTimestamp64Nano(toInt64(%[3]d + tr * intDiv(86400000000000, %[4]d) + 2000000)), lower(hex(MD5(toString(tr)))),
   substring(lower(hex(MD5(toString(tr * 5 + 1)))), 1, 16), 1, if(failed, 'ERROR', 'INFO'), if(failed, 17, 9), svc,
   if(failed, concat('order ', toString(tr %% 1000), ' failed: timeout'), concat('handled request ', toString(number))),
   '', map('service.name', svc), '', 'bench', '', map(), map(), ''
@@ -101,7 +101,7 @@ func BenchmarkB10(b *testing.B) {
 			w := telemetry.Window{StartMs: end.Add(-win.d).UnixMilli(), EndMs: end.UnixMilli()}
 			failed, err := src.Runs(ctx, telemetry.RunsQuery{Window: w, Status: telemetry.StatusError, Limit: 1})
 			if err != nil || len(failed.Runs) == 0 {
-				b.Fatalf("no failed run to read: %v", err)
+				b.Fatalf("no failed run to read (total %d, limited %v): %v", failed.Total, failed.Scan.Limited, err)
 			}
 			cases := []struct {
 				tool string

@@ -123,11 +123,10 @@ func (e endpoint) options(password string, o Options) *ch.Options {
 		Addr:     []string{e.addr},
 		Auth:     ch.Auth{Database: e.database, Username: orDefault(e.user, "default"), Password: password},
 		// Every query carries its own limits (see settings); these bound the connection.
-		DialTimeout:     o.DialTimeout,
-		ReadTimeout:     o.MaxExecutionTime + o.DialTimeout,
-		MaxOpenConns:    4,
-		MaxIdleConns:    2,
-		ConnMaxLifetime: 0,
+		DialTimeout:  o.DialTimeout,
+		ReadTimeout:  o.MaxExecutionTime + o.DialTimeout,
+		MaxOpenConns: 4,
+		MaxIdleConns: 2,
 	}
 	if e.secure {
 		opts.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
