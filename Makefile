@@ -36,14 +36,15 @@ build: ## Build the static runlens binary into bin/.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/runlens
 
 .PHONY: tools
-tools: ## Install the pinned Node tooling the compatibility tests use (cached).
+tools: ## Install the pinned Node tooling the compatibility and agent-loop tests use (cached).
 	@.ci/install-tools >/dev/null
 
 .PHONY: test
 test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-client compatibility.
 	$(GO) vet ./...
 	$(GO) vet -tags chdb ./internal/telemetry/clickhouse/...
-	$(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v -e '/internal/compat$$' -e '/internal/telemetry/clickhouse$$')
+	@# The agent-loop tests run Node 22 and the OpenTelemetry JS SDK from the pinned Node tooling.
+	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v -e '/internal/compat$$' -e '/internal/telemetry/clickhouse$$')
 	@# The ClickHouse source runs on the ClickHouse engine in-process (chDB): chdb-go loads the
 	@# library named by CHDB_LIB_PATH when the test binary starts, hence its own build tag.
 	CHDB_LIB_PATH="$$(.ci/install-chdb)" $(GO) test -tags chdb -race -count=1 -timeout 20m ./internal/telemetry/clickhouse/...
@@ -58,6 +59,13 @@ test-compat: ## Run only the real-client compatibility suite.
 .PHONY: bench
 bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests): protocol vs a go-sdk peer, then package benchmarks.
 	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestReport$$' -v ./internal/bench
+	@# B11: 8 serve sessions calling the telemetry tools while a collector ingests.
+	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 20m -run '^TestLoadReport$$' -v ./internal/bench
+	@# B6 and its growth: the same calls over 100,000, 1,000,000 and 3,000,000 spans.
+	for n in 100000 1000000 3000000; do \
+		RUNLENS_BENCH=1 RUNLENS_BENCH_SPANS=$$n RUNLENS_BENCH_ITERS=10 $(GO) test -count=1 -timeout 30m -run '^TestQueryLatencyReport$$' -v ./internal/telemetry/store; \
+	done
+	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestAspireLatencyReport$$' -v ./internal/telemetry/aspire
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store ./internal/otlp
 	CHDB_LIB_PATH="$$(.ci/install-chdb)" $(GO) test -tags chdb -count=1 -timeout 60m -run '^$$' -bench '^BenchmarkB10$$' -benchtime 1x ./internal/telemetry/clickhouse
 

@@ -129,13 +129,19 @@ type ConfigCommands struct {
 	// PRIVATE_KEY, *_ACCESS_KEY_ID, *_DSN, DSN, *_CONNECTION_STRING,
 	// CONNECTION_STRING, *_URL, *_URI, *_COOKIE, *_JWT, *_JWT_*, *_WEBHOOK,
 	// *_WEBHOOK_URL) for the command environment; the redactor keeps scrubbing the
-	// default list's values. RUNLENS_* and the telemetry apiKeyEnv and passwordEnv
-	// variables are always removed. A leading or trailing * matches any run of
-	// characters, ignoring case; *_URL and *_URI match only a value that is a URL
-	// carrying a password; a pattern with a * never matches PWD, OLDPWD, HOME, *PATH,
-	// *_DIR, *_FILE, certificate bundles (*_CA_BUNDLE, *_CA_CERTS, SSL_CERT_*, …) or
-	// public keys, while a name listed without a * always matches.
+	// default list's values. RUNLENS_* and the telemetry apiKeyEnv, tokenEnv and
+	// passwordEnv variables are always removed. A leading or trailing * matches any
+	// run of characters, ignoring case; *_URL and *_URI match only a value that is a
+	// URL carrying a password; a pattern with a * never matches PWD, OLDPWD, HOME,
+	// *PATH, *_DIR, *_FILE, certificate bundles (*_CA_BUNDLE, *_CA_CERTS, SSL_CERT_*,
+	// …) or public keys, while a name listed without a * always matches.
 	SecretEnv []string `json:"secretEnv,omitzero"`
+
+	// How long execute_command waits after a command ends for its telemetry to arrive
+	// before answering (default 3000; it answers sooner once nothing new has arrived
+	// for a moment). Telemetry that arrives later, from processes the command left
+	// running, is still found with the invocation filter.
+	TelemetryGraceMs *int `json:"telemetryGraceMs,omitzero"`
 }
 
 // Extend the catalog with commands found in the project. Discovered commands are
@@ -275,9 +281,9 @@ type ConfigStore struct {
 // Where the telemetry tools read traces and logs.
 type ConfigTelemetry struct {
 	// The name of the environment variable holding the source's API key (for example
-	// the Aspire dashboard's X-API-Key). The key itself never appears in
-	// configuration, and the variable is removed from the environment of executed
-	// commands.
+	// the Aspire dashboard's X-API-Key; default ASPIRE_API_KEY for an aspire source).
+	// The key itself never appears in configuration, and the variable is removed from
+	// the environment of executed commands.
 	APIKeyEnv *string `json:"apiKeyEnv,omitzero"`
 
 	// Table names of the OpenTelemetry Collector ClickHouse exporter, when they
@@ -294,10 +300,23 @@ type ConfigTelemetry struct {
 	// written by the receiver serve hosts; a relative PATH is resolved against the
 	// project root; default sqlite:.runlens/telemetry.db; any other PATH must already
 	// exist), clickhouse://… (native protocol) or clickhouse+http(s)://… (HTTP
-	// interface), aspire+http(s)://… or jaeger+http(s)://…. Overridden by
-	// RUNLENS_TELEMETRY and --telemetry. Put no credentials here: use apiKeyEnv or
-	// passwordEnv.
+	// interface), aspire+http(s)://… or jaeger+http(s)://…; a bare aspire is the
+	// dashboard on this machine: http(s)://localhost:$ASPIRE_DASHBOARD_PORT, else
+	// http://localhost:18888. Overridden by RUNLENS_TELEMETRY and --telemetry. Put no
+	// credentials here: use apiKeyEnv or passwordEnv.
 	Source *string `json:"source,omitzero"`
+
+	// Project files whose source lines a detail: full answer never shows beside a
+	// stack location, as .gitignore-style patterns relative to the project root, on
+	// top of the project's .gitignore and the secret files that are never read (.env,
+	// keys, credentials). The location itself is still named.
+	StackSnippetDeny []string `json:"stackSnippetDeny,omitzero"`
+
+	// The name of the environment variable holding an Aspire dashboard login token
+	// (the t= value of the dashboard's login link), exchanged for an API key when no
+	// key is set. Like apiKeyEnv, the variable is removed from the environment of
+	// executed commands.
+	TokenEnv *string `json:"tokenEnv,omitzero"`
 }
 
 // Table names of the OpenTelemetry Collector ClickHouse exporter, when they differ

@@ -373,7 +373,7 @@ type ExecuteCommandOutput struct {
 	// What the run's processes sent to runlens, when it pointed them at its receiver.
 	Telemetry *ExecuteCommandOutputTelemetry `json:"telemetry,omitzero"`
 
-	// Why telemetry is not reported, when it is not.
+	// Why telemetry is not reported, or what to know about what it counts.
 	TelemetryNote *string `json:"telemetryNote,omitzero"`
 
 	// Timed out.
@@ -400,8 +400,8 @@ type ExecuteCommandOutputTelemetry struct {
 	// Failures, grouped.
 	Errors []ExecuteCommandOutputTelemetryError `json:"errors,omitzero"`
 
-	// Pass as invocation to list_runs, get_recent_errors,
-	// analyze_service_performance.
+	// runlens.invocation.id of the command's processes; pass as invocation to
+	// list_runs, get_recent_errors, analyze_service_performance.
 	InvocationID string `json:"invocationId"`
 
 	// A read bound cut what was counted.

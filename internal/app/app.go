@@ -96,7 +96,9 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 		// The cursor key lives with the project's data, so a restarted server honours the
 		// cursors of the one before it.
 		Cursors: shape.NewFileCodec(filepath.Join(cfg.ProjectRoot, ".runlens"), logger),
-		Stacks:  projectFiles(cfg.ProjectRoot, logger),
+		Stacks:  projectFiles(cfg.ProjectRoot, cfg.Telemetry.StackSnippetDeny, logger),
+		// The flush grace of a command's telemetry.
+		TelemetryGrace: cfg.Commands.TelemetryGrace,
 	})
 	a.Flows.Deps.Doctor = newDoctor(a)
 	a.Flows.Deps.Receiver = a.receiverAnswer
@@ -119,6 +121,9 @@ func buildParts(cfg *config.Config) (*docs.Corpus, *commands.Runner, error) {
 	corpus, err := docs.Open(docs.Options{ProjectRoot: cfg.ProjectRoot, Root: cfg.Docs.Root, Exclude: cfg.Docs.Exclude})
 	if err != nil {
 		return nil, nil, &partError{pointer: "/docs", err: fmt.Errorf("open docs: %w", err)}
+	}
+	if err := stack.CheckDeny(cfg.Telemetry.StackSnippetDeny); err != nil {
+		return nil, nil, &partError{pointer: "/telemetry/stackSnippetDeny", err: err}
 	}
 	runner, err := commands.New(commandOptions(cfg))
 	if err != nil {
@@ -211,6 +216,8 @@ func (a *App) telemetrySource() telemetry.Source {
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
 	case config.SourceClickHouse:
 		return a.clickhouseSource()
+	case config.SourceAspire:
+		return a.aspireSource()
 	default:
 		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}
 	}
@@ -218,13 +225,13 @@ func (a *App) telemetrySource() telemetry.Source {
 
 // projectFiles indexes the project's files once, on the first answer that maps a stack trace
 // onto them; a project that cannot be indexed gives answers without locations.
-func projectFiles(root string, logger *slog.Logger) func(context.Context) *stack.Project {
+func projectFiles(root string, deny []string, logger *slog.Logger) func(context.Context) *stack.Project {
 	var once sync.Once
 	var p *stack.Project
 	return func(ctx context.Context) *stack.Project {
 		once.Do(func() {
 			var err error
-			if p, err = stack.Open(context.WithoutCancel(ctx), root, stack.Options{}); err != nil {
+			if p, err = stack.Open(context.WithoutCancel(ctx), root, stack.Options{Deny: deny}); err != nil {
 				logger.Debug("stack locations off: the project cannot be indexed", "err", err)
 				p = nil
 			}

@@ -68,3 +68,21 @@ func TestAValidFileIsServedAsUsual(t *testing.T) {
 		t.Errorf("list_commands answered %s for a valid file", code)
 	}
 }
+
+// A snippet deny pattern that does not parse is refused when the file is loaded, at its
+// pointer, rather than silently turning locations off when the first stack is read.
+func TestABadSnippetDenyPatternIsAConfigurationError(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, config.FileName), []byte(`{"telemetry": {"stackSnippetDeny": ["src/[x"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(root, nil, config.Overrides{ProjectRoot: root, Receiver: "off"}, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer a.Close()
+	isErr, code, msg, _ := callTool(t, a, "get_recent_errors", `{}`)
+	if !a.ConfigInvalid() || !isErr || code != "config_invalid" || !strings.Contains(msg, "/telemetry/stackSnippetDeny") {
+		t.Fatalf("get_recent_errors = %v %s %q, want config_invalid at /telemetry/stackSnippetDeny", isErr, code, msg)
+	}
+}

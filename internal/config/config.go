@@ -54,9 +54,15 @@ type Telemetry struct {
 	// PasswordEnv names the environment variable holding the ClickHouse user's password
 	// (apiKeyEnv serves when it is not set).
 	PasswordEnv string
+	// TokenEnv names the environment variable holding an Aspire dashboard login token, which
+	// the adapter exchanges for an API key; "" when none is configured.
+	TokenEnv string
 	// TracesTable and LogsTable are the ClickHouse exporter's table names.
 	TracesTable string
 	LogsTable   string
+	// StackSnippetDeny lists .gitignore-style patterns of project files whose lines are never
+	// shown beside a stack location, on top of the .gitignore and the secret files.
+	StackSnippetDeny []string
 }
 
 // Receiver configures the built-in OTLP receivers, OTLP/HTTP and OTLP/gRPC.
@@ -118,6 +124,9 @@ type Commands struct {
 	SecretEnv []string
 	// OutputTailBytes is how many of the newest output bytes are kept.
 	OutputTailBytes int
+	// TelemetryGrace is how long execute_command waits after a command ends for its
+	// telemetry to arrive; zero answers at once.
+	TelemetryGrace time.Duration
 }
 
 // CatalogEntry is one declared command.

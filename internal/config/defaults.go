@@ -21,6 +21,7 @@ const (
 	DefaultCommandTimeout  = 60 * time.Second
 	DefaultMaxTimeout      = 10 * time.Minute
 	DefaultOutputTailBytes = 16 << 10
+	DefaultTelemetryGrace  = 3 * time.Second
 	DefaultBudgetStandard  = 16 << 10
 	DefaultBudgetLarge     = 32 << 10
 	DefaultBudgetSummary   = 4 << 10
@@ -61,6 +62,7 @@ func Defaults(root string) *Config {
 			MaxTimeout:      DefaultMaxTimeout,
 			SecretEnv:       append([]string{AlwaysSecretEnv}, DefaultSecretEnv...),
 			OutputTailBytes: DefaultOutputTailBytes,
+			TelemetryGrace:  DefaultTelemetryGrace,
 		},
 		Budgets: Budgets{
 			Standard:    DefaultBudgetStandard,

@@ -35,6 +35,7 @@ func TestSchemaDescriptionsQuoteTheDefaults(t *testing.T) {
 		{[]string{"commands", "defaultTimeoutMs"}, "default " + strconv.FormatInt(DefaultCommandTimeout.Milliseconds(), 10)},
 		{[]string{"commands", "maxTimeoutMs"}, "default " + strconv.FormatInt(DefaultMaxTimeout.Milliseconds(), 10)},
 		{[]string{"commands", "outputTailBytes"}, "default " + strconv.Itoa(DefaultOutputTailBytes)},
+		{[]string{"commands", "telemetryGraceMs"}, "default " + strconv.FormatInt(DefaultTelemetryGrace.Milliseconds(), 10)},
 		{[]string{"commands", "secretEnv"}, strings.Join(DefaultSecretEnv, ", ")},
 		{[]string{"budgets", "standard"}, "default " + strconv.Itoa(DefaultBudgetStandard)},
 		{[]string{"budgets", "large"}, "default " + strconv.Itoa(DefaultBudgetLarge)},

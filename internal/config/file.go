@@ -12,10 +12,12 @@ import (
 // the keys a file sets replace defaults. It is decoded only after the schema accepted the file.
 type fileConfig struct {
 	Telemetry *struct {
-		Source      *string `json:"source"`
-		APIKeyEnv   *string `json:"apiKeyEnv"`
-		PasswordEnv *string `json:"passwordEnv"`
-		ClickHouse  *struct {
+		Source           *string  `json:"source"`
+		APIKeyEnv        *string  `json:"apiKeyEnv"`
+		PasswordEnv      *string  `json:"passwordEnv"`
+		TokenEnv         *string  `json:"tokenEnv"`
+		StackSnippetDeny []string `json:"stackSnippetDeny"`
+		ClickHouse       *struct {
 			TracesTable *string `json:"tracesTable"`
 			LogsTable   *string `json:"logsTable"`
 		} `json:"clickhouse"`
@@ -66,6 +68,7 @@ type fileCommands struct {
 	MaxTimeoutMs     *int64   `json:"maxTimeoutMs"`
 	SecretEnv        []string `json:"secretEnv"`
 	OutputTailBytes  *int     `json:"outputTailBytes"`
+	TelemetryGraceMs *int64   `json:"telemetryGraceMs"`
 }
 
 type fileCatalogEntry struct {
@@ -95,7 +98,7 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 		if t.Source != nil {
 			src, err := ParseSource(*t.Source, root)
 			if err != nil {
-				bad("/telemetry/source", err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
+				bad("/telemetry/source", err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
 			} else {
 				cfg.Telemetry.Source, set.source = src, true
 				cfg.Telemetry.SourceOrigin = FileName + " telemetry.source"
@@ -103,6 +106,10 @@ func applyFile(cfg *Config, f *fileConfig, origin string) (set chosen, errs Erro
 		}
 		setString(&cfg.Telemetry.APIKeyEnv, t.APIKeyEnv)
 		setString(&cfg.Telemetry.PasswordEnv, t.PasswordEnv)
+		setString(&cfg.Telemetry.TokenEnv, t.TokenEnv)
+		if t.StackSnippetDeny != nil {
+			cfg.Telemetry.StackSnippetDeny = t.StackSnippetDeny
+		}
 		if ch := t.ClickHouse; ch != nil {
 			setString(&cfg.Telemetry.TracesTable, ch.TracesTable)
 			setString(&cfg.Telemetry.LogsTable, ch.LogsTable)
@@ -245,6 +252,9 @@ func applyCommands(cmds *Commands, c *fileCommands, origin string) Errors {
 		cmds.SecretEnv = append([]string{AlwaysSecretEnv}, c.SecretEnv...)
 	}
 	setInt(&cmds.OutputTailBytes, c.OutputTailBytes)
+	if c.TelemetryGraceMs != nil {
+		cmds.TelemetryGrace = time.Duration(*c.TelemetryGraceMs) * time.Millisecond
+	}
 	return errs
 }
 

@@ -97,11 +97,22 @@ func (l *Loader) load(projectRoot string, getenv func(string) string, flags Over
 		errs = append(errs, layErrs...)
 	}
 	errs = append(errs, resolveStore(cfg, picks, origins)...)
+	if src, err := DiscoverAspire(cfg.Telemetry.Source, getenv); err != nil {
+		errs = append(errs, &Error{Origin: "environment variable " + EnvAspireDashboardPort, Problem: err.Error(), Fix: "set it to the dashboard's port, or give the source as aspire+http://HOST:PORT"})
+	} else {
+		cfg.Telemetry.Source = src
+	}
 	if len(errs) > 0 {
 		return nil, bounded(errs)
 	}
-	if cfg.Telemetry.APIKeyEnv != "" {
-		cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, cfg.Telemetry.APIKeyEnv)
+	if cfg.Telemetry.Source.Kind == SourceAspire && cfg.Telemetry.APIKeyEnv == "" {
+		cfg.Telemetry.APIKeyEnv = DefaultAspireAPIKeyEnv
+	}
+	// The source's credentials are runlens's: the commands it runs never see them.
+	for _, name := range []string{cfg.Telemetry.APIKeyEnv, cfg.Telemetry.TokenEnv} {
+		if name != "" {
+			cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, name)
+		}
 	}
 	if cfg.Telemetry.PasswordEnv != "" {
 		cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, cfg.Telemetry.PasswordEnv)

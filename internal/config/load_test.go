@@ -121,7 +121,7 @@ func TestTheGRPCReceiverIsTurnedOnAndOffWithTheReceiver(t *testing.T) {
 func TestEveryFileKeyIsApplied(t *testing.T) {
 	root := project(t, `{
   "$schema": "https://runlens.dev/schemas/config.schema.json",
-  "telemetry": {"source": "aspire+http://localhost:18888", "apiKeyEnv": "ASPIRE_KEY", "passwordEnv": "CH_PASSWORD",
+  "telemetry": {"source": "aspire+http://localhost:18888", "apiKeyEnv": "ASPIRE_KEY", "passwordEnv": "CH_PASSWORD", "stackSnippetDeny": ["internal/secrets/**"],
                 "clickhouse": {"tracesTable": "t", "logsTable": "l"}},
   "receiver": {"address": "127.0.0.1:4319", "enabled": false, "allowedHosts": ["otel.internal"]},
   "store": {"path": "var/store.db", "retention": "2d", "maxBytes": 2097152},
@@ -132,7 +132,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
     "policy": {"allow": [{"name": "db", "prefix": ["db"]}], "deny": [{"name": "no-reset", "prefix": ["db", "reset"]}]},
     "defaultTimeoutMs": 1000, "maxTimeoutMs": 2000,
     "secretEnv": ["STRIPE_*"],
-    "outputTailBytes": 4096
+    "outputTailBytes": 4096, "telemetryGraceMs": 250
   },
   "budgets": {"standard": 8192, "large": 16384, "summary": 2048, "fullCeiling": 1048576},
   "conventions": {"preset": "netscript", "defaultDomain": "service"},
@@ -149,12 +149,13 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 		File:        filepath.Join(root, FileName),
 		LogLevel:    "info",
 		Telemetry: Telemetry{
-			Source:       Source{Kind: SourceAspire, Endpoint: "http://localhost:18888"},
-			SourceOrigin: "runlens.json telemetry.source",
-			APIKeyEnv:    "ASPIRE_KEY",
-			PasswordEnv:  "CH_PASSWORD",
-			TracesTable:  "t",
-			LogsTable:    "l",
+			Source:           Source{Kind: SourceAspire, Endpoint: "http://localhost:18888"},
+			SourceOrigin:     "runlens.json telemetry.source",
+			APIKeyEnv:        "ASPIRE_KEY",
+			PasswordEnv:      "CH_PASSWORD",
+			TracesTable:      "t",
+			LogsTable:        "l",
+			StackSnippetDeny: []string{"internal/secrets/**"},
 		},
 		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false, GRPCAddress: DefaultGRPCAddress, GRPCEnabled: false, AllowedHosts: []string{"otel.internal"}},
 		Store:    Store{Path: filepath.Join(root, "var", "store.db"), Retention: 48 * time.Hour, MaxBytes: 2097152},
@@ -170,6 +171,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 			MaxTimeout:          2 * time.Second,
 			SecretEnv:           []string{"RUNLENS_*", "STRIPE_*", "ASPIRE_KEY", "CH_PASSWORD"},
 			OutputTailBytes:     4096,
+			TelemetryGrace:      250 * time.Millisecond,
 		},
 		Budgets:       Budgets{Standard: 8192, Large: 16384, Summary: 2048, FullCeiling: 1048576},
 		Conventions:   Conventions{Preset: "netscript", Document: []byte(`{"preset": "netscript", "defaultDomain": "service"}`)},

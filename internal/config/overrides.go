@@ -85,7 +85,7 @@ func applyLayer(cfg *Config, l layer) (set chosen, errs Errors) {
 	if s := l.telemetry; s.value != "" {
 		src, err := ParseSource(s.value, cfg.ProjectRoot)
 		if err != nil {
-			bad(s, err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
+			bad(s, err.Error(), "use sqlite:PATH, clickhouse://HOST:PORT, aspire, aspire+http://HOST:PORT or jaeger+http://HOST:PORT")
 		} else {
 			cfg.Telemetry.Source, set.source = src, true
 			cfg.Telemetry.SourceOrigin = s.origin

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -25,9 +26,14 @@ type Source struct {
 	Kind SourceKind
 	// Path is the absolute database file of a sqlite source; empty otherwise.
 	Path string
-	// Endpoint is what a remote adapter dials: the clickhouse:// or clickhouse+http(s):// URL as given, or the plain
-	// http(s):// URL of an Aspire dashboard or Jaeger query service. Empty for sqlite.
+	// Endpoint is what a remote adapter dials: the clickhouse:// or clickhouse+http(s):// URL as
+	// given, or the plain http(s):// URL of an Aspire dashboard or Jaeger query service. Empty
+	// for sqlite, and for a bare aspire source until Load discovers the dashboard (see
+	// DiscoverAspire).
 	Endpoint string
+	// Fallback is tried when Endpoint does not answer: the https form of a dashboard port
+	// discovered over http.
+	Fallback string
 }
 
 // errSource is wrapped by every ParseSource failure so callers can tell a bad SOURCE apart.
@@ -50,6 +56,9 @@ func ParseSource(raw, root string) (Source, error) {
 			return Source{}, err
 		}
 		return Source{Kind: SourceClickHouse, Endpoint: raw}, nil
+	case raw == string(SourceAspire):
+		// The dashboard on this machine, found by DiscoverAspire.
+		return Source{Kind: SourceAspire}, nil
 	case strings.HasPrefix(raw, "aspire+"):
 		u, err := parseHTTPURL(strings.TrimPrefix(raw, "aspire+"))
 		if err != nil {
@@ -63,7 +72,7 @@ func ParseSource(raw, root string) (Source, error) {
 		}
 		return Source{Kind: SourceJaeger, Endpoint: u}, nil
 	}
-	return Source{}, fmt.Errorf("%w: expected sqlite:PATH, clickhouse://…, clickhouse+http(s)://…, aspire+http(s)://… or jaeger+http(s)://…", errSource)
+	return Source{}, fmt.Errorf("%w: expected sqlite:PATH, clickhouse://…, clickhouse+http(s)://…, aspire, aspire+http(s)://… or jaeger+http(s)://…", errSource)
 }
 
 // String renders the source for people and logs, with any password in the URL masked.
@@ -72,6 +81,9 @@ func (s Source) String() string {
 	case SourceSQLite:
 		return "sqlite:" + s.Path
 	case SourceAspire, SourceJaeger:
+		if s.Endpoint == "" {
+			return string(s.Kind)
+		}
 		return string(s.Kind) + "+" + redactURL(s.Endpoint)
 	}
 	return redactURL(s.Endpoint)
@@ -106,4 +118,35 @@ func redactURL(raw string) string {
 		return "<invalid URL>"
 	}
 	return u.Redacted()
+}
+
+// The Aspire dashboard's discovery: the port an AppHost gives its dashboard, and the dashboard's
+// default address.
+const (
+	EnvAspireDashboardPort = "ASPIRE_DASHBOARD_PORT"
+	DefaultAspireEndpoint  = "http://localhost:18888"
+	// DefaultAspireAPIKeyEnv holds the dashboard's API key when telemetry.apiKeyEnv is unset.
+	DefaultAspireAPIKeyEnv = "ASPIRE_API_KEY"
+)
+
+// DiscoverAspire gives a bare aspire source its endpoint: http://localhost:PORT (then https)
+// when ASPIRE_DASHBOARD_PORT names a port, else the dashboard's default address. A source
+// with an address, from any layer, is left as it is: it was chosen explicitly.
+func DiscoverAspire(src Source, getenv func(string) string) (Source, error) {
+	if src.Kind != SourceAspire || src.Endpoint != "" {
+		return src, nil
+	}
+	port := ""
+	if getenv != nil {
+		port = strings.TrimSpace(getenv(EnvAspireDashboardPort))
+	}
+	if port == "" {
+		src.Endpoint = DefaultAspireEndpoint
+		return src, nil
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return src, fmt.Errorf("%w: %s must be a port number (1-65535)", errSource, EnvAspireDashboardPort)
+	}
+	src.Endpoint, src.Fallback = "http://localhost:"+port, "https://localhost:"+port
+	return src, nil
 }

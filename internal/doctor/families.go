@@ -107,6 +107,10 @@ func sourceChecks(ctx context.Context, d Deps, probe string) ([]Check, error) {
 	if !info.Reachable && len(own) > 0 {
 		return own, nil
 	}
+	if !info.Reachable && info.Problem != nil {
+		return []Check{{Name: "source_reachable", Status: Fail, Summary: sentence(info.Problem.Error()),
+			Fix: fixOf(info.Problem, "Start the backend, or check telemetry.source in runlens.json.")}}, nil
+	}
 	if !info.Reachable {
 		return []Check{{Name: "source_reachable", Status: Fail,
 			Summary: fmt.Sprintf("The %s telemetry source does not answer.", info.Kind),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -13,12 +14,10 @@ import (
 	"github.com/runlens/runlens/internal/telemetry"
 )
 
-// The flush grace: after a command ends, how long its telemetry may take to arrive (SDKs
-// flush on exit, and a batch may still be in flight), and how often to look.
+// How often the flush grace looks for new data, and how long no new data must arrive before
+// it ends early (SDKs flush on exit, so most commands' telemetry is in when they end).
 const (
-	telemetryGrace = 3 * time.Second
 	telemetryPoll  = 250 * time.Millisecond
-	// telemetryQuiet is how long no new data must arrive before the grace ends early.
 	telemetryQuiet = 600 * time.Millisecond
 )
 
@@ -26,6 +25,12 @@ const (
 // specification), and those that mean the user already points the exporters elsewhere.
 var userEndpointVars = []string{
 	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+}
+
+// protocolVars choose the exporters' protocol; the receiver runlens points them at speaks
+// OTLP/HTTP, so a user's gRPC choice is not overridden either.
+var protocolVars = []string{
+	"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL",
 }
 
 // commandTel is the telemetry plan of one execute_command call.
@@ -61,6 +66,17 @@ func (f *Flows) commandTelemetry(ctx context.Context) *commandTel {
 			return t
 		}
 	}
+	setProtocol := true
+	for _, v := range protocolVars {
+		switch p := strings.TrimSpace(os.Getenv(v)); p {
+		case "":
+		case "http/protobuf", "http/json":
+			setProtocol = false // the receiver speaks both: keep the user's choice
+		default:
+			t.note = "the environment sets " + v + " to a protocol other than OTLP/HTTP, so the command's telemetry is not pointed at runlens's OTLP/HTTP receiver"
+			return t
+		}
+	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
@@ -70,14 +86,16 @@ func (f *Flows) commandTelemetry(ctx context.Context) *commandTel {
 			return nil
 		}
 		t.id = id
-		attrs := telemetry.InvocationKey + "=" + id
-		if have := os.Getenv("OTEL_RESOURCE_ATTRIBUTES"); have != "" {
-			attrs = have + "," + attrs
+		attrs, replaced := withInvocation(os.Getenv("OTEL_RESOURCE_ATTRIBUTES"), id)
+		if replaced {
+			t.note = "the environment already named a " + telemetry.InvocationKey + " in OTEL_RESOURCE_ATTRIBUTES; runlens replaced it with this invocation's"
 		}
 		env := []string{
 			"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + rec.Address,
-			"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
 			"OTEL_RESOURCE_ATTRIBUTES=" + attrs,
+		}
+		if setProtocol {
+			env = append(env, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf")
 		}
 		// Export promptly: a short command should not end before its first batch is due.
 		for _, kv := range []string{"OTEL_BSP_SCHEDULE_DELAY=200", "OTEL_BLRP_SCHEDULE_DELAY=200"} {
@@ -96,7 +114,14 @@ func (t *commandTel) report(ctx context.Context, f *Flows, started time.Time, fu
 		return nil, optStr(t.note)
 	}
 	src := f.Telemetry
-	f.awaitQuiet(ctx, src)
+	notes := []string{}
+	if t.note != "" {
+		notes = append(notes, t.note)
+	}
+	if f.awaitQuiet(ctx, src) {
+		notes = append(notes, fmt.Sprintf("telemetry was still arriving when the flush grace (%d ms) ended; list_runs or get_recent_errors with this invocation shows whatever of it came later",
+			f.TelemetryGrace.Milliseconds()))
+	}
 	w := telemetry.Window{StartMs: started.Add(-time.Second).UnixMilli(), EndMs: f.Now().Add(time.Minute).UnixMilli()}
 	rep, err := src.Invocation(ctx, telemetry.InvocationQuery{ID: t.id, Window: w})
 	if err != nil {
@@ -122,33 +147,75 @@ func (t *commandTel) report(ctx context.Context, f *Flows, started time.Time, fu
 		out.Slowest = append(out.Slowest, gen.ExecuteCommandOutputTelemetrySlowestItem{Name: s.Name, Service: s.Service, DurationMs: telemetry.Ms(s.DurationNs)})
 	}
 	if rep.Spans == 0 && rep.ErrorLogs+rep.WarnLogs+rep.OtherLogs == 0 {
-		return out, ptr("nothing arrived from the command's processes: it may not be instrumented, or not export OTLP over HTTP")
+		notes = append(notes, "nothing arrived from the command's processes: it may not be instrumented, or not export OTLP over HTTP")
 	}
-	return out, nil
+	if len(notes) == 0 {
+		return out, nil
+	}
+	note := strings.Join(notes, "; ")
+	if len(note) > maxTelemetryNote {
+		note = note[:maxTelemetryNote]
+	}
+	return out, &note
 }
 
-// awaitQuiet waits, at most the flush grace, until the source's data stops changing.
-func (f *Flows) awaitQuiet(ctx context.Context, src telemetry.Source) {
-	deadline := time.Now().Add(telemetryGrace)
+// maxTelemetryNote is the schema's bound of telemetryNote; the notes are ASCII.
+const maxTelemetryNote = 512
+
+// withInvocation is the OTEL_RESOURCE_ATTRIBUTES of a command: the inherited list (key=value
+// pairs, comma-separated) without any runlens.invocation.id it held, then this invocation's.
+// The id is runlens's to set: a command started from inside another invocation (a nested
+// runlens, an inherited environment) would otherwise carry two, and SDKs disagree on which
+// wins. replaced reports whether one was dropped.
+func withInvocation(inherited, id string) (attrs string, replaced bool) {
+	var keep []string
+	for _, kv := range strings.Split(inherited, ",") {
+		if strings.TrimSpace(kv) == "" {
+			continue
+		}
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == telemetry.InvocationKey {
+			replaced = true
+			continue
+		}
+		keep = append(keep, kv)
+	}
+	return strings.Join(append(keep, telemetry.InvocationKey+"="+id), ","), replaced
+}
+
+// awaitQuiet waits, at most the flush grace, until the source's data stops changing. It
+// reports whether data was still arriving when the grace ended (a process the command left
+// running keeps sending): the answer then says so rather than waiting for it.
+func (f *Flows) awaitQuiet(ctx context.Context, src telemetry.Source) (stillArriving bool) {
+	grace := f.TelemetryGrace
+	if grace <= 0 {
+		return false
+	}
+	poll, quiet := min(telemetryPoll, max(grace/8, 10*time.Millisecond)), min(telemetryQuiet, grace)
+	deadline := time.Now().Add(grace)
 	last, _ := src.Fingerprint(ctx)
 	quietSince := time.Now()
-	for time.Now().Before(deadline) {
+	timer := time.NewTimer(poll)
+	defer timer.Stop()
+	for {
 		select {
 		case <-ctx.Done():
-			return
-		case <-time.After(telemetryPoll):
+			return false
+		case <-timer.C:
 		}
 		snap, err := src.Fingerprint(ctx)
 		if err != nil {
-			return
+			return false
 		}
+		now := time.Now()
 		if snap.ID != last.ID {
-			last, quietSince = snap, time.Now()
-			continue
+			last, quietSince = snap, now
+		} else if now.Sub(quietSince) >= quiet {
+			return false
 		}
-		if time.Since(quietSince) >= telemetryQuiet {
-			return
+		if !now.Before(deadline) {
+			return now.Sub(quietSince) < quiet
 		}
+		timer.Reset(min(poll, deadline.Sub(now)+time.Millisecond))
 	}
 }
 

@@ -38,6 +38,9 @@ type Deps struct {
 	// Stacks maps recorded stack traces onto the project's files (opened once, on first use);
 	// nil, or a nil answer, leaves locations out of the answers.
 	Stacks func(ctx context.Context) *stack.Project
+	// TelemetryGrace is how long execute_command waits after a command ends for its
+	// telemetry to arrive (it stops sooner once nothing new arrives); zero answers at once.
+	TelemetryGrace time.Duration
 	// Now is the clock; tests pin it.
 	Now func() time.Time
 }

@@ -93,10 +93,19 @@ func telemetryErr(err error) error {
 		return nil
 	case errors.Is(err, shape.ErrCursorInvalid):
 		return err
-	case isToolErr(err):
-		// A source that said what is wrong and how to fix it (a missing table, a refused
-		// password) keeps its words.
-		return err
+	case errors.As(err, new(*telemetry.SourceError)):
+		// A remote source said what went wrong and how to fix it; its message holds no
+		// credential (see telemetry.SourceError).
+		var se *telemetry.SourceError
+		errors.As(err, &se)
+		te := toolerr.New(string(gen.ErrorCodeSourceUnreachable), se.Message).WithHint(se.Hint)
+		if errors.Is(err, telemetry.ErrUnreachable) {
+			te = te.WithRetryable()
+		}
+		return te
+	case errors.Is(err, telemetry.ErrRefused):
+		return toolerr.New(string(gen.ErrorCodeSourceUnreachable), "the telemetry source refused the request").
+			WithHint("run the doctor tool to check the source's credentials")
 	case errors.Is(err, telemetry.ErrUnreachable):
 		return toolerr.New(string(gen.ErrorCodeSourceUnreachable), "the telemetry source did not answer").
 			WithHint("run the doctor tool to check the source").WithRetryable()
@@ -163,9 +172,4 @@ func (f *Flows) setPaging(ctx context.Context, field, count, tool string, in any
 	callctx.SetPaging(ctx, &shape.Paging{Field: field, Count: count, Remint: func(returned int) (string, error) {
 		return f.Cursors.Encode(tool, in, snap.ID, offset+returned)
 	}})
-}
-
-func isToolErr(err error) bool {
-	_, ok := toolerr.As(err)
-	return ok
 }

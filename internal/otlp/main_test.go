@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 	"testing"
 	"time"
@@ -29,6 +30,10 @@ var _ Sink = (*store.Store)(nil)
 // value (see TestMain): the durability test kills and restarts it.
 const helperStoreEnv = "RUNLENS_OTLP_HELPER_STORE"
 
+// helperProfileEnv, when set for a benchmark run, makes the receiver process write a CPU
+// profile of itself to that file: the write path's costs, without the senders'.
+const helperProfileEnv = "RUNLENS_BENCH_RECEIVER_CPUPROFILE"
+
 func TestMain(m *testing.M) {
 	if path := os.Getenv(helperStoreEnv); path != "" {
 		os.Exit(serveHelper(path))
@@ -42,6 +47,19 @@ func TestMain(m *testing.M) {
 func serveHelper(path string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	if prof := os.Getenv(helperProfileEnv); prof != "" {
+		f, err := os.Create(prof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "profile:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "profile:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	st, err := store.Open(ctx, store.Options{Path: path})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "open store:", err)

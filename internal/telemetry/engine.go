@@ -220,9 +220,9 @@ func (e *Engine) traceLogs(ctx context.Context, traces []string, asOf int64) (ma
 }
 
 // wrapUnreachable marks a backend failure as the source being unreachable unless it already
-// says what it is.
+// says what it is (unreachable, refused, cancelled).
 func wrapUnreachable(err error) error {
-	if errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrRefused) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrUnreachable, err)

@@ -78,4 +78,7 @@ type SourceInfo struct {
 	Reachable bool
 	// NewestDataMs is the start of the newest span or log record, 0 when there is none.
 	NewestDataMs int64
+	// Problem says why the source does not answer, when the adapter knows (a *SourceError
+	// carries its fix); nil otherwise.
+	Problem error
 }

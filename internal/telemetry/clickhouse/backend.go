@@ -421,6 +421,7 @@ func (b *Backend) Describe(ctx context.Context) telemetry.SourceInfo {
 	info := telemetry.SourceInfo{Kind: "clickhouse", Endpoint: b.ep.shown}
 	newest, err := b.newest(ctx)
 	if err != nil {
+		info.Problem = err
 		return info
 	}
 	info.Reachable, info.NewestDataMs = true, newest

@@ -15,7 +15,6 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
 	"github.com/runlens/runlens/internal/telemetry/telemetrytest"
-	"github.com/runlens/runlens/internal/toolerr"
 )
 
 // A query over the read limit answers from what it read and says so: Scan.Limited, never an
@@ -60,8 +59,8 @@ func TestAQueryOverItsRowLimitAnswersLimited(t *testing.T) {
 	}
 }
 
-// Every failure of the source is a tool error that says what is wrong and how to fix it,
-// and the same source answers again once the cause is gone.
+// Every failure of the source says what is wrong and how to fix it (the tools' error and the
+// doctor's fix), without the server's own text or a secret, and the right password answers.
 func TestBadSourcesAreToolErrorsWithAFix(t *testing.T) {
 	e := engine(t)
 	tb := freshTables(t, e)
@@ -92,14 +91,15 @@ func TestBadSourcesAreToolErrorsWithAFix(t *testing.T) {
 		password string
 		want     string // in the message
 		hint     string // in the hint
+		kind     error
 	}{
 		{"tables that do not exist are named as the exporter's", "clickhouse+http://" + open + "/" + tb.Database + "?traces_table=spans&logs_table=logs",
-			"", "has no table", "traces_table="},
-		{"a database that does not exist is the same failure", "clickhouse+http://" + open + "/nodb", "", "no such table or database", "create_schema"},
-		{"tables with other column types are not the exporter's", "clickhouse+http://" + open + "/" + wrong.Database, "", "does not have the exporter's columns (ResourceAttributes is String", "Map-typed"},
-		{"a wrong password says which variable holds it", "clickhouse+http://runlens@" + secured + "/" + tb.Database, "wrong", "refused the user or password", "passwordEnv"},
-		{"a user without SELECT rights is told which grant", "clickhouse+http://runlens@" + denied + "/" + tb.Database, "", "may not read", "GRANT SELECT"},
-		{"an unreachable host is named as not answering", "clickhouse+http://" + gone + "/default", "", "did not answer", "host and port"},
+			"", "has no table", "traces_table=", telemetry.ErrRefused},
+		{"a database that does not exist is the same failure", "clickhouse+http://" + open + "/nodb", "", "no such table or database", "create_schema", telemetry.ErrRefused},
+		{"tables with other column types are not the exporter's", "clickhouse+http://" + open + "/" + wrong.Database, "", "does not have the exporter's columns (ResourceAttributes is String", "Map-typed", telemetry.ErrRefused},
+		{"a wrong password says which variable holds it", "clickhouse+http://runlens@" + secured + "/" + tb.Database, "wrong", "refused the user or password", "passwordEnv", telemetry.ErrRefused},
+		{"a user without SELECT rights is told which grant", "clickhouse+http://runlens@" + denied + "/" + tb.Database, "", "may not read", "GRANT SELECT", telemetry.ErrRefused},
+		{"an unreachable host is named as not answering", "clickhouse+http://" + gone + "/default", "", "did not answer", "host and port", telemetry.ErrUnreachable},
 	}
 	ctx := context.Background()
 	for _, c := range cases {
@@ -111,21 +111,21 @@ func TestBadSourcesAreToolErrorsWithAFix(t *testing.T) {
 			defer b.Close()
 			eng := telemetry.NewEngine(b, nil)
 			_, err = eng.Runs(ctx, telemetry.RunsQuery{Window: telemetrytest.Last(time.Hour)})
-			te, ok := toolerr.As(err)
-			if !ok {
-				t.Fatalf("got %v, want a tool error", err)
+			var se *telemetry.SourceError
+			if !errors.As(err, &se) {
+				t.Fatalf("got %v, want a source error with a fix", err)
 			}
-			if !errors.Is(err, telemetry.ErrUnreachable) || te.Code != "source_unreachable" {
-				t.Errorf("code %q, unreachable %v; want source_unreachable", te.Code, errors.Is(err, telemetry.ErrUnreachable))
+			if !errors.Is(err, c.kind) {
+				t.Errorf("%v is not %v", err, c.kind)
 			}
-			if !strings.Contains(te.Message, c.want) || !strings.Contains(te.Hint, c.hint) {
-				t.Errorf("message %q hint %q; want %q and %q", te.Message, te.Hint, c.want, c.hint)
+			if !strings.Contains(se.Message, c.want) || !strings.Contains(se.Hint, c.hint) {
+				t.Errorf("message %q hint %q; want %q and %q", se.Message, se.Hint, c.want, c.hint)
 			}
-			if strings.Contains(te.Message+te.Hint, "s3cret") || strings.Contains(te.Message+te.Hint, "DB::Exception") {
-				t.Errorf("the error passes on server text or a secret: %q %q", te.Message, te.Hint)
+			if strings.Contains(se.Message+se.Hint, "s3cret") || strings.Contains(se.Message+se.Hint, "DB::Exception") {
+				t.Errorf("the error passes on server text or a secret: %q %q", se.Message, se.Hint)
 			}
-			if info := eng.Describe(ctx); info.Reachable {
-				t.Errorf("Describe says reachable for a failing source")
+			if info := eng.Describe(ctx); info.Reachable || info.Problem == nil {
+				t.Errorf("Describe says reachable %v, problem %v, for a failing source", info.Reachable, info.Problem)
 			}
 		})
 	}

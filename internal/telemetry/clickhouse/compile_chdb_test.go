@@ -6,7 +6,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -241,11 +240,7 @@ func compiledEval(t *rapid.T, ctx context.Context, b *Backend, conv *conventions
 		return nil
 	})
 	if err != nil {
-		var se *SourceError
-		if errors.As(err, &se) {
-			t.Fatalf("%v: %v\n%s", err, se.Cause(), q)
-		}
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, q)
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/runlens/runlens/internal/telemetry"
 )
 
 // Finding is one doctor check of the source: pass, warn or fail, with a fix when it does not
@@ -76,9 +78,9 @@ func (b *Backend) Diagnose(ctx context.Context) []Finding {
 }
 
 func failure(name string, err error) Finding {
-	var se *SourceError
+	var se *telemetry.SourceError
 	if errors.As(err, &se) {
-		return Finding{Name: name, Status: "fail", Summary: sentence(se.tool.Message), Fix: sentence(se.tool.Hint)}
+		return Finding{Name: name, Status: "fail", Summary: sentence(se.Message), Fix: sentence(se.Hint)}
 	}
 	return Finding{Name: name, Status: "fail", Summary: "ClickHouse failed the check.", Fix: "Check telemetry.source and that the server runs."}
 }

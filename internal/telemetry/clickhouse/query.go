@@ -11,9 +11,7 @@ import (
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
-	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/telemetry"
-	"github.com/runlens/runlens/internal/toolerr"
 )
 
 // sqlText builds one statement with its values bound as ClickHouse query parameters
@@ -168,45 +166,32 @@ func classify(err error, o Options) error {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		return sourceError("the ClickHouse server did not answer",
-			"check that it runs and that telemetry.source names its host and port (native 9000/9440, HTTP 8123/8443); run the doctor tool", err)
+		return sourceError(telemetry.ErrUnreachable, "the ClickHouse server did not answer",
+			"check that it runs and that telemetry.source names its host and port (native 9000/9440, HTTP 8123/8443); run the doctor tool")
 	}
 	switch ex.Code {
 	case codeUnknownTable, codeUnknownDatabase:
-		return sourceError(fmt.Sprintf("ClickHouse has no such table or database (code %d)", ex.Code),
-			"the tables are the OpenTelemetry Collector ClickHouse exporter's: set their names with traces_table= and logs_table= in the source URL, or let the exporter create them (create_schema: true); run the doctor tool", err)
+		return sourceError(telemetry.ErrRefused, fmt.Sprintf("ClickHouse has no such table or database (code %d)", ex.Code),
+			"the tables are the OpenTelemetry Collector ClickHouse exporter's: set their names with traces_table= and logs_table= in the source URL, or let the exporter create them (create_schema: true); run the doctor tool")
 	case codeUnknownIdentifier, codeNoColumn, codeTypeMismatch, codeIllegalType:
-		return sourceError(fmt.Sprintf("the ClickHouse tables do not have the exporter's columns (code %d)", ex.Code),
-			"runlens reads the exporter's default Map-typed schema; the JSON-typed variant and hand-made tables are not supported; run the doctor tool to see which column differs", err)
+		return sourceError(telemetry.ErrRefused, fmt.Sprintf("the ClickHouse tables do not have the exporter's columns (code %d)", ex.Code),
+			"runlens reads the exporter's default Map-typed schema; the JSON-typed variant and hand-made tables are not supported; run the doctor tool to see which column differs")
 	case codeAccessDenied:
-		return sourceError("the ClickHouse user may not read the telemetry tables (code 497)",
-			"GRANT SELECT ON the traces and logs tables (and the _trace_id_ts table) TO the user in the source URL", err)
+		return sourceError(telemetry.ErrRefused, "the ClickHouse user may not read the telemetry tables (code 497)",
+			"GRANT SELECT ON the traces and logs tables (and the _trace_id_ts table) TO the user in the source URL")
 	case codeAuthFailed:
-		return sourceError("ClickHouse refused the user or password (code 516)",
-			"check the user in the source URL and the password in the variable named by telemetry.passwordEnv", err)
+		return sourceError(telemetry.ErrRefused, "ClickHouse refused the user or password (code 516)",
+			"check the user in the source URL and the password in the variable named by telemetry.passwordEnv")
 	case codeTooManyRows, codeTimeoutExceeded, codeTooManyResultRows:
 		return errLimited
 	}
-	return sourceError(fmt.Sprintf("ClickHouse failed the query (code %d)", ex.Code), "run the doctor tool to check the source", err)
+	return sourceError(telemetry.ErrUnreachable, fmt.Sprintf("ClickHouse failed the query (code %d)", ex.Code), "run the doctor tool to check the source")
 }
 
-// SourceError is a failure of the source the user can fix: a tool error (code
-// source_unreachable) saying what and how, that is also an unreachable source for the engine.
-// The server's own text is kept for logs, never for answers.
-type SourceError struct {
-	tool  *toolerr.Error
-	cause error
+// sourceError is a failure the user can fix, said for people: what went wrong and what
+// fixes it (shown as the tool error's hint and the doctor's fix). kind is
+// telemetry.ErrUnreachable when waiting may help, telemetry.ErrRefused when only a change
+// will.
+func sourceError(kind error, msg, hint string) error {
+	return &telemetry.SourceError{Kind: kind, Message: msg, Hint: hint}
 }
-
-func sourceError(msg, hint string, cause error) *SourceError {
-	return &SourceError{tool: toolerr.New(string(gen.ErrorCodeSourceUnreachable), msg).WithHint(hint), cause: cause}
-}
-
-// Error implements error.
-func (e *SourceError) Error() string { return e.tool.Error() }
-
-// Cause is the client's error, for logs.
-func (e *SourceError) Cause() error { return e.cause }
-
-// Unwrap makes it both the tool error and telemetry.ErrUnreachable.
-func (e *SourceError) Unwrap() []error { return []error{e.tool, telemetry.ErrUnreachable} }

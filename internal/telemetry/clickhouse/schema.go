@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/runlens/runlens/internal/telemetry"
 )
 
 // column is one column the adapter reads, with the types it accepts: the exporter's, and the
@@ -144,14 +146,14 @@ func (b *Backend) ready(ctx context.Context) error {
 	for _, t := range []TableReport{s.Traces, s.Logs} {
 		switch {
 		case !t.Present:
-			return sourceError(fmt.Sprintf("ClickHouse has no table %s.%s", b.ep.database, t.Name),
-				"the tables are the OpenTelemetry Collector ClickHouse exporter's: set their names with traces_table= and logs_table= in the source URL, or let the exporter create them (create_schema: true); run the doctor tool", nil)
+			return sourceError(telemetry.ErrRefused, fmt.Sprintf("ClickHouse has no table %s.%s", b.ep.database, t.Name),
+				"the tables are the OpenTelemetry Collector ClickHouse exporter's: set their names with traces_table= and logs_table= in the source URL, or let the exporter create them (create_schema: true); run the doctor tool")
 		case t.JSON:
-			return sourceError(fmt.Sprintf("the table %s is the exporter's JSON-typed variant", t.Name),
-				"runlens reads the exporter's default Map-typed schema: point it at tables created without json: true; run the doctor tool", nil)
+			return sourceError(telemetry.ErrRefused, fmt.Sprintf("the table %s is the exporter's JSON-typed variant", t.Name),
+				"runlens reads the exporter's default Map-typed schema: point it at tables created without json: true; run the doctor tool")
 		case len(t.Problems) > 0:
-			return sourceError(fmt.Sprintf("the table %s does not have the exporter's columns (%s)", t.Name, strings.Join(t.Problems, "; ")),
-				"runlens reads the exporter's default Map-typed schema; run the doctor tool", nil)
+			return sourceError(telemetry.ErrRefused, fmt.Sprintf("the table %s does not have the exporter's columns (%s)", t.Name, strings.Join(t.Problems, "; ")),
+				"runlens reads the exporter's default Map-typed schema; run the doctor tool")
 		}
 	}
 	b.hasLookup.Store(s.Lookup)

@@ -45,6 +45,15 @@ type Project struct {
 	maxLine      int
 }
 
+// CheckDeny reports the first pattern of a snippet deny list that does not parse, so a
+// configuration can be refused when it is loaded rather than when the first stack is read.
+func CheckDeny(patterns []string) error {
+	if _, err := parseIgnore(strings.Join(patterns, "\n"), true); err != nil {
+		return fmt.Errorf("snippet deny list: %w", err)
+	}
+	return nil
+}
+
 // Open indexes the project under dir and reads its top-level .gitignore, all through an
 // os.Root and without following symbolic links. A bad Deny pattern or an unreadable dir is an
 // error; everything inside the project that cannot be read is simply left out.

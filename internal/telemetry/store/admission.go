@@ -122,11 +122,11 @@ func spanBatchBytes(b *spanBatch) int64 {
 
 // submitAdmitted admits n bytes and then submits run to the writer, releasing the bytes once
 // the writer has answered.
-func (s *Store) submitAdmitted(ctx context.Context, n int64, rows int, run writeFunc) error {
+func (s *Store) submitAdmitted(ctx context.Context, n int64, rows int, inserts []insertKey, run writeFunc) error {
 	release, err := s.admission.admit(ctx, n)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return s.writer.submit(ctx, rows, false, run)
+	return s.writer.submitInserts(ctx, rows, inserts, run)
 }

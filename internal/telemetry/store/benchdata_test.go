@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -37,12 +38,23 @@ import (
 // generator, so the file is the same on every machine.
 const (
 	benchGenVersion  = 2
-	benchTotalSpans  = 1_000_000
-	benchTotalLogs   = 200_000
 	benchServiceN    = 20
 	benchBatchSpans  = 4096
 	benchIngestConns = 2
 )
+
+// benchTotalSpans and benchTotalLogs are the dataset's size: 1,000,000 spans and 200,000
+// records (B6), or RUNLENS_BENCH_SPANS spans and a fifth as many records (the growth table
+// measures 100,000 to 10,000,000). Each size is cached in its own file.
+var benchTotalSpans, benchTotalLogs = benchSize()
+
+func benchSize() (spans, logs int) {
+	spans = 1_000_000
+	if v, err := strconv.Atoi(os.Getenv("RUNLENS_BENCH_SPANS")); err == nil && v > 0 {
+		spans = v
+	}
+	return spans, spans / 5
+}
 
 // benchAnchor is the dataset's "now": every timestamp lies in the 24 hours before it.
 var benchAnchor = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
@@ -59,6 +71,10 @@ func benchDatasetPath() (string, error) {
 		return "", fmt.Errorf("find cache directory: %w", err)
 	}
 	name := fmt.Sprintf("queries-g%d-s%d-%s.db", benchGenVersion, SchemaVersion, conventionsFingerprint(conventions.Default()))
+	if benchTotalSpans != 1_000_000 {
+		name = fmt.Sprintf("queries-g%d-s%d-%s-n%d.db", benchGenVersion, SchemaVersion, conventionsFingerprint(conventions.Default()),
+			benchTotalSpans)
+	}
 	return filepath.Join(dir, "runlens", "bench", name), nil
 }
 

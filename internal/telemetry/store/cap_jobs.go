@@ -28,28 +28,32 @@ func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conven
 	if len(conv.JobKeys.IDKeys) == 0 {
 		return telemetry.JobResult{}, nil
 	}
-	base := func() filter {
-		var f filter
-		f.add("JobId != ''")
-		f.window(q.Window)
-		f.service("ServiceName", q.Service)
-		return f
+	// jobs selects the job spans starting in [lo, hi) ns of the query's service, of name when
+	// set, of the query's job id when byID: one time range, so it drives the index.
+	jobs := func(name string, byID bool) spansIn {
+		return func(lo, hi int64) filter {
+			var f filter
+			f.add("JobId != ''")
+			f.add("Timestamp >= ? AND Timestamp < ?", lo, hi)
+			f.service("ServiceName", q.Service)
+			if byID && q.JobID != "" {
+				f.add("JobId = ?", q.JobID)
+			}
+			if name != "" {
+				f.add("JobName = ?", name)
+			}
+			return f
+		}
 	}
-	f := base()
-	if q.JobID != "" {
-		f.add("JobId = ?", q.JobID)
-	}
-	if q.JobName != "" {
-		f.add("JobName = ?", q.JobName)
-	}
-	found, pos, ok, err := firstJob(ctx, tx, f)
+	lo, hi := q.Window.StartMs*1e6, q.Window.EndMs*1e6
+	found, pos, ok, err := firstJob(ctx, tx, jobs(q.JobName, true), lo, hi)
 	if err != nil {
 		return telemetry.JobResult{}, err
 	}
 	if !ok {
 		res := telemetry.JobResult{}
 		if q.JobID != "" || q.JobName != "" {
-			f := base()
+			f := jobs("", false)(lo, hi)
 			err := eachRow(ctx, tx, `SELECT DISTINCT JobName FROM `+TracesTable+f.where()+` ORDER BY JobName LIMIT ?`,
 				append(f.args, telemetry.DefaultLimits.MaxHints), func(scan func(...any) error) error {
 					var n string
@@ -64,18 +68,15 @@ func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conven
 		return res, nil
 	}
 	job, _ := telemetry.JobFromSpan(conv, &found)
-	// The execution before it: the next span of the same job name in the order, whatever its id.
-	f = base()
-	f.add("JobName = ?", job.JobName)
-	same := f.clone()
-	same.add("Timestamp >= ? AND Timestamp < ?", pos.ms*1e6, (pos.ms+1)*1e6)
+	// The execution before it: the next span of the same job name in the order, whatever its
+	// id — later in its millisecond, else the first of an older one.
+	sameName := jobs(job.JobName, false)
+	same := sameName(max(lo, pos.ms*1e6), min(hi, (pos.ms+1)*1e6))
 	same.add("(SpanId > ? OR (SpanId = ? AND (Timestamp < ? OR (Timestamp = ? AND Seq > ?))))",
 		pos.span, pos.span, pos.ns, pos.ns, pos.seq)
 	prev, _, ok, err := firstInMillisecond(ctx, tx, same)
 	if err == nil && !ok {
-		older := f.clone()
-		older.add("Timestamp < ?", pos.ms*1e6)
-		prev, _, ok, err = firstJob(ctx, tx, older)
+		prev, _, ok, err = firstJob(ctx, tx, sameName, lo, min(hi, pos.ms*1e6))
 	}
 	if err != nil {
 		return telemetry.JobResult{}, err
@@ -87,15 +88,22 @@ func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conven
 	return job, nil
 }
 
+// spansIn builds the filter of the spans starting in [lo, hi) ns.
+type spansIn func(lo, hi int64) filter
+
 // jobPos is where a job span stands in LastJob's order.
 type jobPos struct {
 	ms, ns, seq int64
 	span        string
 }
 
-// firstJob returns the first job span passing f in LastJob's order: of the newest
+// firstJob returns the first job span of in(lo, hi) in LastJob's order: of the newest
 // millisecond holding one, the first in firstInMillisecond's order.
-func firstJob(ctx context.Context, tx *sql.Tx, f filter) (telemetry.SpanRow, jobPos, bool, error) {
+func firstJob(ctx context.Context, tx *sql.Tx, in spansIn, lo, hi int64) (telemetry.SpanRow, jobPos, bool, error) {
+	if lo >= hi {
+		return telemetry.SpanRow{}, jobPos{}, false, nil
+	}
+	f := in(lo, hi)
 	var newest int64
 	// The newest first, through the index: one seek where MAX over a range would read it all.
 	err := tx.QueryRowContext(ctx, `SELECT Timestamp FROM `+TracesTable+f.where()+` ORDER BY Timestamp DESC LIMIT 1`, f.args...).
@@ -107,9 +115,7 @@ func firstJob(ctx context.Context, tx *sql.Tx, f filter) (telemetry.SpanRow, job
 		return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)
 	}
 	ms := telemetry.NsToMs(newest)
-	f = f.clone()
-	f.add("Timestamp >= ? AND Timestamp < ?", ms*1e6, (ms+1)*1e6)
-	return firstInMillisecond(ctx, tx, f)
+	return firstInMillisecond(ctx, tx, in(max(lo, ms*1e6), min(hi, (ms+1)*1e6)))
 }
 
 // firstInMillisecond returns the first job span passing f (all within one millisecond) by span

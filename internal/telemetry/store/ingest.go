@@ -35,7 +35,7 @@ func (s *Store) IngestTraces(ctx context.Context, td ptrace.Traces) (accepted, r
 	if len(b.recs) == 0 {
 		return 0, b.rejected, nil
 	}
-	err = s.submitAdmitted(ctx, spanBatchBytes(&b), len(b.recs), func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+	err = s.submitAdmitted(ctx, spanBatchBytes(&b), len(b.recs), b.inserts(), func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
 		return writeSpans(ctx, tx, st, b, next)
 	})
 	if err != nil {
@@ -55,7 +55,7 @@ func (s *Store) IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejecte
 	if len(b.recs) == 0 {
 		return 0, 0, nil
 	}
-	err = s.submitAdmitted(ctx, argBytes(b.args), len(b.recs), func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
+	err = s.submitAdmitted(ctx, argBytes(b.args), len(b.recs), keysOf(logTable, b.plans, nil), func(ctx context.Context, tx *sql.Tx, st *statements, next *int64) error {
 		return writeLogs(ctx, tx, st, b, next)
 	})
 	if err != nil {
@@ -87,6 +87,8 @@ type spanBatch struct {
 	// the batch or the store holds already is acknowledged and not stored again.
 	accepted, rejected int
 	args               [spanShapes][]any
+	// plans are the INSERT chunks of each shape's args (insertplan.go).
+	plans [spanShapes][]chunkPlan
 	// traces lists the batch's traces in first-seen order; byTrace their spans.
 	traces  []string
 	byTrace map[string][]int
@@ -268,6 +270,18 @@ func (b *spanBatch) build() {
 		}
 		b.args[r.shape] = row
 	}
+	for sh := range b.args {
+		b.plans[sh] = planChunks(b.args[sh], len(spanShapeColumns[sh]), spanRowsPerInsert[sh], spanSharable)
+	}
+}
+
+// inserts lists the statements the batch's chunks need.
+func (b *spanBatch) inserts() []insertKey {
+	var keys []insertKey
+	for sh := range b.plans {
+		keys = keysOf(insertTable(sh), b.plans[sh], keys)
+	}
+	return keys
 }
 
 // rootVerdict is the RunVerdict column of a span: its verdict on roots, NULL elsewhere.
@@ -288,8 +302,9 @@ type logRec struct {
 
 // logBatch is a batch of log records flattened into insert arguments.
 type logBatch struct {
-	recs []logRec
-	args []any
+	recs  []logRec
+	args  []any
+	plans []chunkPlan
 }
 
 // logArgs flattens ld into insert arguments in logColumnNames order (Seq and TraceFailing left
@@ -367,6 +382,7 @@ func logArgs(ld plog.Logs, received time.Time, dv *deriver) logBatch {
 			}
 		}
 	}
+	b.plans = planChunks(b.args, logColumnCount, rowsPerInsert, logSharable)
 	return b
 }
 

@@ -66,7 +66,8 @@ func writeSpansOnce(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch
 	// copy of a stored span, deleting the rows it did insert undoes the job.
 	var inserted int64
 	for sh, args := range b.args {
-		n, err := insertRows(ctx, tx, st.insertSpans[sh], st.insertSpan[sh], args, len(spanShapeColumns[sh]), spanRowsPerInsert[sh])
+		n, err := insertPlanned(ctx, tx, st, insertTable(sh), args, len(spanShapeColumns[sh]), b.plans[sh],
+			st.insertSpans[sh], st.insertSpan[sh], spanRowsPerInsert[sh])
 		inserted += n
 		if err != nil {
 			return nil, fmt.Errorf("insert spans: %w", err)
@@ -156,7 +157,8 @@ func writeLogs(ctx context.Context, tx *sql.Tx, st *statements, b logBatch, next
 			st.reshape[r.row.TraceID] = true
 		}
 	}
-	if _, err := insertRows(ctx, tx, st.insertLogs, st.insertLog, b.args, logColumnCount, rowsPerInsert); err != nil {
+	if _, err := insertPlanned(ctx, tx, st, logTable, b.args, logColumnCount, b.plans, st.insertLogs, st.insertLog,
+		rowsPerInsert); err != nil {
 		return fmt.Errorf("insert logs: %w", err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -188,4 +189,43 @@ func TestQueryLatencyReport(t *testing.T) {
 		worst = max(worst, percentile(lat, 0.95))
 	}
 	t.Logf("B6, %d calls per case after one warm-up:\n%sworst p95: %.1f ms", n, b.String(), ms(worst))
+	t.Logf("dataset: %s", datasetSize(t, s))
+	t.Logf("memory of this process after the calls: %s", processMemory())
+}
+
+// datasetSize describes the store's size: rows, file bytes and bytes per million spans.
+func datasetSize(tb testing.TB, s *Store) string {
+	var spans, logs int64
+	if err := s.DB().QueryRow(`SELECT (SELECT COUNT(*) FROM `+TracesTable+`), (SELECT COUNT(*) FROM `+LogsTable+`)`).Scan(&spans, &logs); err != nil {
+		tb.Fatal(err)
+	}
+	fi, err := os.Stat(s.Path())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fmt.Sprintf("%d spans, %d log records, %.0f MB file, %.0f MB per million spans", spans, logs,
+		float64(fi.Size())/1e6, float64(fi.Size())/1e6/(float64(spans)/1e6))
+}
+
+// processMemory is the process's peak and current RSS (/proc/self/status) beside what the Go
+// runtime holds (runtime/metrics): the difference is SQLite's C memory (page caches, statements)
+// and the binary.
+func processMemory() string {
+	var hwm, rss string
+	if raw, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				hwm = strings.TrimSpace(v)
+			}
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				rss = strings.TrimSpace(v)
+			}
+		}
+	}
+	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(samples)
+	mb := func(i int) float64 { return float64(samples[i].Value.Uint64()) / (1 << 20) }
+	return fmt.Sprintf("VmHWM %s, VmRSS %s; Go runtime total %.1f MiB (heap objects %.1f MiB, heap goal %.1f MiB)",
+		hwm, rss, mb(0), mb(1), mb(2))
 }

@@ -114,6 +114,10 @@ type statements struct {
 	insertSpans [spanShapes]*sql.Stmt
 	insertLog   *sql.Stmt
 	insertLogs  *sql.Stmt
+	// inserts are the planned chunks' statements (insertplan.go), prepared as groups need them;
+	// argBuf is reused for their arguments.
+	inserts map[insertKey]*sql.Stmt
+	argBuf  []any
 	// Probes and updates over idChunk trace ids (…Few: fewIDs): which traces have a stored
 	// error span, which have a stored revisable span.
 	storedErrorTraces    *sql.Stmt
@@ -219,6 +223,9 @@ func (st *statements) close() {
 		st.markLogsFailing, st.markFewLogsFailing, st.addActivity, st.addRunActivity, st.dropActivity,
 		st.dropRunActivity, st.addDBActivity, st.dropDBActivity, st.loadTrace, st.traceErrorLogs, st.setOccurrence}
 	all = append(append(all, st.insertSpan[:]...), st.insertSpans[:]...)
+	for _, s := range st.inserts {
+		all = append(all, s)
+	}
 	for _, s := range all {
 		if s != nil {
 			_ = s.Close()

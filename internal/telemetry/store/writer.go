@@ -25,8 +25,10 @@ type job struct {
 	ctx  context.Context
 	rows int
 	solo bool // never shares a transaction (pruning: its cost must not delay acks it shares)
-	run  writeFunc
-	done chan error
+	// inserts are the INSERT statements run uses, prepared before the transaction begins.
+	inserts []insertKey
+	run     writeFunc
+	done    chan error
 }
 
 // writer owns the only write connection. All writes — ingest and pruning — go through its
@@ -64,7 +66,17 @@ func startWriter(db *sql.DB, dv *deriver, onCommit func()) *writer {
 // ended and otherwise finishes it promptly — so run never outlives the call and may write to
 // the caller's variables.
 func (w *writer) submit(ctx context.Context, rows int, solo bool, run writeFunc) error {
-	j := &job{ctx: ctx, rows: rows, solo: solo, run: run, done: make(chan error, 1)}
+	return w.enqueue(&job{ctx: ctx, rows: rows, solo: solo, run: run, done: make(chan error, 1)})
+}
+
+// submitInserts is submit for a groupable ingest job whose run needs the INSERT statements of
+// inserts.
+func (w *writer) submitInserts(ctx context.Context, rows int, inserts []insertKey, run writeFunc) error {
+	return w.enqueue(&job{ctx: ctx, rows: rows, inserts: inserts, run: run, done: make(chan error, 1)})
+}
+
+func (w *writer) enqueue(j *job) error {
+	ctx := j.ctx
 	w.mu.RLock()
 	if w.closed {
 		w.mu.RUnlock()
@@ -173,6 +185,11 @@ func (w *writer) commit(jobs []*job) error {
 		}
 		st.dv = w.dv
 		w.st = st
+	}
+	for _, j := range jobs {
+		if err := w.st.prepareInserts(ctx, w.db, j.inserts); err != nil {
+			return err
+		}
 	}
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {

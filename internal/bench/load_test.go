@@ -1,0 +1,318 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// TestLoadReport is B11 (BENCHMARKS.md), the load benchmark: one `runlens collect` ingesting
+// protobuf batches of 512 spans from 4 senders while 8 `runlens serve` sessions call the
+// telemetry tools against the same store, for RUNLENS_BENCH_LOAD_SECONDS (default 120). It
+// prints each tool's latency, every process's peak RSS and the ingest rate meanwhile:
+//
+//	RUNLENS_BENCH=1 go test -run '^TestLoadReport$' -v -timeout 20m ./internal/bench
+//
+// Like TestReport it asserts that everything answered, not a target: a shared machine's
+// timings are no verdict.
+func TestLoadReport(t *testing.T) {
+	if os.Getenv(envBench) != "1" {
+		t.Skipf("set %s=1 to run the benchmarks (make bench)", envBench)
+	}
+	seconds := 120
+	if v, err := strconv.Atoi(os.Getenv("RUNLENS_BENCH_LOAD_SECONDS")); err == nil && v > 0 {
+		seconds = v
+	}
+	const sessions, senders, batchSpans = 8, 4, 512
+	// The preload gives the tools a store with history before the sessions start:
+	// RUNLENS_BENCH_LOAD_PRELOAD batches of 512 spans (default 2,000: about a million spans).
+	preload := 2000
+	if v, err := strconv.Atoi(os.Getenv("RUNLENS_BENCH_LOAD_PRELOAD")); err == nil && v >= 0 {
+		preload = v
+	}
+	root := moduleRoot(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	bins, err := Build(ctx, root, dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(dir, "project")
+	if err := WriteProject(project); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	collector := exec.Command(bins.Runlens, "collect", "--project-root", project, "--listen", addr, "--listen-grpc", "off")
+	collector.Env = cleanEnv(os.Environ())
+	var collectorErr tailBuffer
+	collectorErr.max = 4 << 10
+	collector.Stderr = &collectorErr
+	if err := collector.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = collector.Process.Signal(syscall.SIGTERM)
+		_ = collector.Wait()
+	}()
+	url := "http://" + addr + "/v1/traces"
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: senders}, Timeout: time.Minute}
+	send := func(body []byte) error {
+		resp, err := client.Post(url, "application/x-protobuf", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	}
+	// The collector is up once a batch is acknowledged.
+	start := time.Now().Add(-50 * time.Minute)
+	var batch atomic.Uint64
+	next := func() []byte {
+		n := batch.Add(1) - 1
+		return loadBatch(t, n, batchSpans, start.Add(time.Duration(n)*time.Millisecond))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	first := next() // batch 0: get_run reads its first trace
+	for {
+		err := send(first)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("collector never acknowledged a batch: %v\n%s", err, collectorErr.String())
+		}
+		time.Sleep(50 * time.Millisecond) // polling the collector's start-up with a deadline
+	}
+	for range preload {
+		if err := send(next()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	serve := Target{Name: "runlens", Path: bins.Runlens, Dir: project,
+		Args: []string{"serve", "--project-root", project, "--receiver", "off"}}
+	var open []*Session
+	defer func() {
+		for _, s := range open {
+			s.Close()
+		}
+	}()
+	for range sessions {
+		s, err := Open(serve)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, s)
+	}
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var ingested atomic.Int64
+	var sendErrs atomic.Int64
+	ingestStart := time.Now()
+	for range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := send(next()); err != nil {
+					sendErrs.Add(1)
+					continue
+				}
+				ingested.Add(batchSpans)
+			}
+		}()
+	}
+	calls := loadCalls()
+	lat := make([]map[string][]time.Duration, sessions)
+	peak := make([]int64, sessions)
+	callErrs := make([]error, sessions)
+	var sessWG sync.WaitGroup
+	for i, s := range open {
+		lat[i] = map[string][]time.Duration{}
+		sessWG.Add(1)
+		go func() {
+			defer sessWG.Done()
+			for k := i; ; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c := calls[k%len(calls)]
+				sum, err := s.RoundTrips(c.req, 0, 1)
+				if err != nil {
+					callErrs[i] = fmt.Errorf("%s: %w", c.name, err)
+					return
+				}
+				lat[i][c.name] = append(lat[i][c.name], sum.Median)
+				if m, err := ReadMemory(s.Pid()); err == nil {
+					peak[i] = max(peak[i], m.HWM)
+				}
+			}
+		}()
+	}
+	time.Sleep(time.Duration(seconds) * time.Second) // the measured period itself, not a synchronisation
+	close(stop)
+	sessWG.Wait()
+	wg.Wait()
+	elapsed := time.Since(ingestStart)
+	collectorMem, _ := ReadMemory(collector.Process.Pid)
+	for i, err := range callErrs {
+		if err != nil {
+			t.Errorf("session %d: %v", i, err)
+		}
+	}
+	if n := sendErrs.Load(); n > 0 {
+		t.Errorf("%d batches were not acknowledged", n)
+	}
+
+	var out strings.Builder
+	fmt.Fprintf(&out, "%d s, %d serve sessions, collector with %d senders × %d-span batches\n\n", seconds, sessions, senders, batchSpans)
+	fmt.Fprintf(&out, "| tool | calls | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|---:|\n")
+	worst := time.Duration(0)
+	for _, c := range calls {
+		var all []time.Duration
+		for i := range lat {
+			all = append(all, lat[i][c.name]...)
+		}
+		if len(all) == 0 {
+			t.Errorf("%s was never answered", c.name)
+			continue
+		}
+		slices.Sort(all)
+		p95 := all[(len(all)*95+99)/100-1]
+		worst = max(worst, p95)
+		fmt.Fprintf(&out, "| %s | %d | %.1f | %.1f | %.1f |\n", c.name, len(all), msf(all[len(all)/2]), msf(p95), msf(all[len(all)-1]))
+	}
+	slices.Sort(peak)
+	fmt.Fprintf(&out, "\nworst tool p95 %.1f ms; serve peak RSS %s … %s; collector %.0f spans/s meanwhile, peak RSS %s\n",
+		msf(worst), mib(peak[0]), mib(peak[len(peak)-1]), float64(ingested.Load())/elapsed.Seconds(), mib(collectorMem.HWM))
+	t.Log("\n" + out.String())
+}
+
+func msf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// loadCall is one telemetry tool call of the sessions' rotation.
+type loadCall struct {
+	name string
+	req  Request
+}
+
+// loadCalls are the seven telemetry tools over the last hour, as an agent asks them.
+func loadCalls() []loadCall {
+	c := func(tool, args string) loadCall { return loadCall{tool, CallRequest(tool, args)} }
+	return []loadCall{
+		c("get_app_status", `{"window":"1h"}`),
+		c("list_runs", `{"window":"1h"}`),
+		c("get_run", `{"id":"`+hex16(mix(0))+hex16(mix(^uint64(0)))+`"}`),
+		c("get_recent_errors", `{"window":"1h"}`),
+		c("get_last_job_result", `{"window":"1h"}`),
+		c("analyze_service_performance", `{"service":"checkout","window":"1h"}`),
+		c("analyze_db_bottlenecks", `{"window":"1h"}`),
+	}
+}
+
+func hex16(v uint64) string { return fmt.Sprintf("%016x", v) }
+
+// loadServices are the senders' services; every batch comes from one of them.
+var loadServices = []string{"checkout", "payments", "inventory", "search", "billing", "worker"}
+
+// loadBatch is one batch of n spans from one service: traces of 8 spans (a server root, a
+// database call per child, every 64th trace failing in a database child, every 16th trace a
+// job), with trace ids mix(t) + mix(^t) for trace t of the run.
+func loadBatch(t *testing.T, batch uint64, n int, start time.Time) []byte {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	service := loadServices[batch%uint64(len(loadServices))]
+	rs.Resource().Attributes().PutStr("service.name", service)
+	rs.Resource().Attributes().PutStr("service.version", "1.4.2")
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName("go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp")
+	spans := ss.Spans()
+	spans.EnsureCapacity(n)
+	for i := range n {
+		sp := spans.AppendEmpty()
+		tr := batch*uint64(n/8) + uint64(i/8)
+		var tid pcommon.TraceID
+		binary.BigEndian.PutUint64(tid[:8], mix(tr))
+		binary.BigEndian.PutUint64(tid[8:], mix(^tr))
+		sp.SetTraceID(tid)
+		sp.SetSpanID(pcommon.SpanID(binary.BigEndian.AppendUint64(nil, mix(batch<<16|uint64(i)))))
+		ts := start.Add(time.Duration(i) * 10 * time.Microsecond)
+		sp.SetStartTimestamp(pcommon.NewTimestampFromTime(ts))
+		sp.SetEndTimestamp(pcommon.NewTimestampFromTime(ts.Add(time.Duration(100+(i*37)%900) * time.Microsecond)))
+		a := sp.Attributes()
+		if i%8 == 0 {
+			sp.SetName("GET /orders/{id}")
+			sp.SetKind(ptrace.SpanKindServer)
+			a.PutStr("http.request.method", "GET")
+			a.PutStr("http.route", "/orders/{id}")
+			a.PutInt("http.response.status_code", 200)
+			if tr%16 == 0 {
+				a.PutStr("job.id", "job-"+strconv.FormatUint(tr, 10))
+				a.PutStr("job.name", "nightly-report")
+			}
+			continue
+		}
+		sp.SetParentSpanID(pcommon.SpanID(binary.BigEndian.AppendUint64(nil, mix(batch<<16|uint64(i-i%8)))))
+		sp.SetName("SELECT orders")
+		sp.SetKind(ptrace.SpanKindClient)
+		a.PutStr("db.system.name", "postgresql")
+		a.PutStr("db.query.text", "SELECT * FROM orders WHERE id = $"+strconv.Itoa(i%4))
+		a.PutStr("db.collection.name", "orders")
+		if tr%64 == 0 && i%8 == 7 {
+			sp.Status().SetCode(ptrace.StatusCodeError)
+			sp.Status().SetMessage("deadlock detected")
+		}
+	}
+	var m ptrace.ProtoMarshaler
+	body, err := m.MarshalTraces(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// mix is splitmix64's finalizer: distinct inputs give distinct, random-looking outputs.
+func mix(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// freeAddr returns a loopback address with a port nothing listens on right now.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}

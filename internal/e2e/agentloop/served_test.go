@@ -1,0 +1,209 @@
+package agentloop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// buildDir holds the runlens binary built for this test run; TestMain removes it.
+var buildDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "runlens-agentloop-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agentloop: temp dir:", err)
+		os.Exit(1)
+	}
+	buildDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// unavailable stops a test that cannot get a tool: a failure under CI, where the project's
+// scripts install it, and a skip elsewhere.
+func unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s (CI is set, so this fails instead of skipping)", msg)
+	}
+	t.Skipf("%s; run `make tools` or set RUNLENS_NODE_TOOLS to run this test", msg)
+}
+
+// repoRoot is the module root, above the test's working directory.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// runlensBinary builds ./cmd/runlens once per test run: the tests drive the real binary.
+func runlensBinary(t testing.TB) string {
+	t.Helper()
+	root := repoRoot(t)
+	binOnce.Do(func() {
+		out := filepath.Join(buildDir, "runlens")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/runlens")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			binErr = fmt.Errorf("go build ./cmd/runlens: %w\n%s", err, stderr.String())
+			return
+		}
+		binPath = out
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+var (
+	toolsOnce sync.Once
+	toolsDir  string
+	toolsErr  error
+)
+
+// nodeTools is the folder of the pinned Node tooling (.ci/tools): RUNLENS_NODE_TOOLS, as
+// `make test` sets it, or what .ci/install-tools installs and prints. It holds the Node 22
+// runtime (the machine's own node may be older) and the OpenTelemetry JS SDK.
+func nodeTools(t testing.TB) string {
+	t.Helper()
+	root := repoRoot(t)
+	toolsOnce.Do(func() {
+		dir := os.Getenv("RUNLENS_NODE_TOOLS")
+		if dir == "" {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, filepath.Join(root, ".ci", "install-tools"))
+			cmd.Dir = root
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				toolsErr = fmt.Errorf(".ci/install-tools: %w\n%s", err, stderr.String())
+				return
+			}
+			dir = strings.TrimSpace(stdout.String())
+		}
+		for _, rel := range []string{".bin/node", "@opentelemetry/sdk-trace-node", "@opentelemetry/exporter-trace-otlp-proto"} {
+			if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(rel))); err != nil {
+				toolsErr = fmt.Errorf("node tooling at %s lacks %s: %w", dir, rel, err)
+				return
+			}
+		}
+		toolsDir = dir
+	})
+	if toolsErr != nil {
+		unavailable(t, "node tooling unavailable: %v", toolsErr)
+	}
+	return toolsDir
+}
+
+// served is one MCP session with `runlens serve` over stdio.
+type served struct {
+	t  *testing.T
+	cs *sdk.ClientSession
+}
+
+// serve starts the built binary on root with the official Go SDK client, and waits until it
+// hosts the project's receiver (a command's telemetry is only pointed at a listening one).
+func serve(t *testing.T, root string) *served {
+	t.Helper()
+	bin := runlensBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.Command(bin, "serve", "--project-root", root)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RUNLENS_") && !strings.HasPrefix(kv, "OTEL_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	// The gRPC receiver's default port would be contended by every test serving at once.
+	cmd.Env = append(cmd.Env, "RUNLENS_RECEIVER_GRPC=off")
+	client := sdk.NewClient(&sdk.Implementation{Name: "runlens-agentloop", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect to runlens serve: %v", err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	s := &served{t: t, cs: cs}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var st struct {
+			Source struct {
+				Receiver *struct{ State string } `json:"receiver"`
+			} `json:"source"`
+		}
+		s.call("get_app_status", map[string]any{}, &st)
+		if st.Source.Receiver != nil && st.Source.Receiver.State == "hosted" {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("runlens serve did not host the receiver: %+v", st.Source.Receiver)
+		}
+		time.Sleep(50 * time.Millisecond) // polling a condition with a deadline
+	}
+}
+
+// call calls a tool, fails the test on a tool error, decodes structuredContent into out and
+// returns its serialized size.
+func (s *served) call(tool string, args map[string]any, out any) int {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		s.t.Fatalf("%s: %v", tool, err)
+	}
+	if res.IsError {
+		var text []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				text = append(text, tc.Text)
+			}
+		}
+		s.t.Fatalf("%s answered a tool error: %s", tool, strings.Join(text, " "))
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		s.t.Fatalf("%s: decode %s: %v", tool, raw, err)
+	}
+	return len(raw)
+}

@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	"github.com/runlens/runlens/internal/flows"
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/aspire"
+	"github.com/runlens/runlens/internal/telemetry/aspire/aspiretest"
+	"github.com/runlens/runlens/internal/telemetry/fixture"
+	"github.com/runlens/runlens/internal/telemetry/store"
+)
+
+// source is one telemetry source the fixture can be loaded into and read back from.
+type source struct {
+	name string
+	open func(t *testing.T, d *fixture.Dataset) telemetry.Source
+	// differs lists, by JSON pointer below an answer, the fields this source cannot give as the
+	// embedded store does, each with why; they are not compared.
+	differs map[string]string
+}
+
+// sourceFields are the fields that name the source rather than the data: every source but
+// the reference says another kind and endpoint.
+var sourceFields = map[string]string{
+	"/source":       "kind, endpoint and receiver name the source itself",
+	"/scan/scanned": "how many rows a source examined is its own business (informational)",
+}
+
+// sources lists the reference first: every other source's answers are compared with its own.
+var sources = []source{
+	{name: "embedded store", open: func(t *testing.T, d *fixture.Dataset) telemetry.Source {
+		return store.NewQuerier(loadDirect(t, d), d.Conventions)
+	}},
+	{name: "aspire dashboard", open: openAspire, differs: sourceFields},
+}
+
+// openAspire serves the fixture from a test dashboard that wants a key, as the dashboard sends
+// it: every attribute value a string, unset statuses left out.
+func openAspire(t *testing.T, d *fixture.Dataset) telemetry.Source {
+	const key = "e2e-dashboard-key"
+	srv := aspiretest.New(aspiretest.Options{APIKey: key})
+	t.Cleanup(srv.Close)
+	srv.Load(d.Traces, d.Logs)
+	return telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: key}), d.Conventions)
+}
+
+func TestEverySourceGivesTheSameAnswers(t *testing.T) {
+	for _, preset := range presets {
+		t.Run(preset, func(t *testing.T) {
+			d, err := fixture.New(fixture.Options{Preset: preset, Now: fixtureNow, Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := telemetryCalls(d)
+			var ref []any
+			for _, s := range sources {
+				t.Run(s.name, func(t *testing.T) {
+					f := flows.New(flows.Deps{Telemetry: s.open(t, d), Now: func() time.Time { return d.Now }})
+					checkKnownAnswers(t, d, f)
+					got := ask(t, f, calls)
+					if ref == nil {
+						ref = got
+						return
+					}
+					for i, c := range calls {
+						want, have := dropFields(ref[i], s.differs), dropFields(got[i], s.differs)
+						if lines := diff(want, have); len(lines) > 0 {
+							t.Errorf("%s: not as from the %s:\n  %v", c.name, sources[0].name, lines)
+						}
+					}
+				})
+				if ref == nil {
+					t.Fatalf("the reference source %s failed; nothing to compare with", s.name)
+				}
+			}
+		})
+	}
+}
+
+// dropFields removes the fields at pointers (below the answer, or below each page of a chain).
+func dropFields(answer any, pointers map[string]string) any {
+	if len(pointers) == 0 {
+		return answer
+	}
+	if pages, ok := answer.([]any); ok {
+		for _, p := range pages {
+			dropFields(p, pointers)
+		}
+		return answer
+	}
+	m, ok := answer.(map[string]any)
+	if !ok {
+		return answer
+	}
+	for p := range pointers {
+		drop(m, p)
+	}
+	return answer
+}
+
+func drop(m map[string]any, pointer string) {
+	parts := splitPointer(pointer)
+	for i, k := range parts {
+		if i == len(parts)-1 {
+			delete(m, k)
+			return
+		}
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return
+		}
+		m = next
+	}
+}
+
+func splitPointer(p string) []string {
+	var out []string
+	cur := ""
+	for _, r := range p[1:] {
+		if r == '/' {
+			out = append(out, cur)
+			cur = ""
+			continue
+		}
+		cur += string(r)
+	}
+	return append(out, cur)
+}
