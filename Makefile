@@ -47,9 +47,15 @@ tools: ## Install the pinned Node tooling the compatibility and agent-loop tests
 .PHONY: test
 test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-client compatibility.
 	$(GO) vet ./...
+	$(GO) vet -tags chdb ./internal/telemetry/clickhouse/...
 	@# The agent-loop tests run Node 22 and the OpenTelemetry JS SDK from the pinned Node tooling;
 	@# the Jaeger source's tests run a real Jaeger v2, built once per version (.ci/install-jaeger).
-	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" RUNLENS_JAEGER="$$(.ci/install-jaeger)" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/internal/compat$$')
+	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" RUNLENS_JAEGER="$$(.ci/install-jaeger)" $(GO) test -race -count=1 -timeout 20m $$($(GO) list ./... | grep -v -e '/internal/compat$$' -e '/internal/telemetry/clickhouse$$')
+	@# The ClickHouse source runs on the ClickHouse engine in-process (chDB): chdb-go loads the
+	@# library named by CHDB_LIB_PATH when the test binary starts, hence its own build tag. It runs
+	@# without cgo as chdb-go intends (the race detector needs cgo, and a cgo binary that loaded
+	@# libchdb faults in the library's teardown at exit, after every test passed).
+	CHDB_LIB_PATH="$$(.ci/install-chdb)" CGO_ENABLED=0 $(GO) test -tags chdb -count=1 -timeout 20m ./internal/telemetry/clickhouse/...
 	@# The real-client suite runs alone: its start-up bound measures Node clients, not a busy machine.
 	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -timeout 20m ./internal/compat/...
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./internal/mcp
@@ -70,13 +76,16 @@ bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests): protocol vs a g
 	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestAspireLatencyReport$$' -v ./internal/telemetry/aspire
 	RUNLENS_BENCH=1 RUNLENS_JAEGER="$$(.ci/install-jaeger)" $(GO) test -count=1 -timeout 15m -run '^TestJaegerReport$$' -v ./internal/telemetry/jaeger
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store ./internal/otlp
+	CHDB_LIB_PATH="$$(.ci/install-chdb)" $(GO) test -tags chdb -count=1 -timeout 60m -run '^$$' -bench '^BenchmarkB10$$' -benchtime 1x ./internal/telemetry/clickhouse
 
 .PHONY: lint
 lint: ## gofmt, go vet and staticcheck.
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags chdb ./internal/telemetry/clickhouse/...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck -tags chdb ./internal/telemetry/clickhouse/...
 
 .PHONY: demo
 demo: ## Run the end-to-end demo on the embedded default.

@@ -138,12 +138,12 @@ type ConfigCommands struct {
 	// PRIVATE_KEY, *_ACCESS_KEY_ID, *_DSN, DSN, *_CONNECTION_STRING,
 	// CONNECTION_STRING, *_URL, *_URI, *_COOKIE, *_JWT, *_JWT_*, *_WEBHOOK,
 	// *_WEBHOOK_URL) for the command environment; the redactor keeps scrubbing the
-	// default list's values. RUNLENS_* and the telemetry apiKeyEnv variable are
-	// always removed. A leading or trailing * matches any run of characters, ignoring
-	// case; *_URL and *_URI match only a value that is a URL carrying a password; a
-	// pattern with a * never matches PWD, OLDPWD, HOME, *PATH, *_DIR, *_FILE,
-	// certificate bundles (*_CA_BUNDLE, *_CA_CERTS, SSL_CERT_*, …) or public keys,
-	// while a name listed without a * always matches.
+	// default list's values. RUNLENS_* and the telemetry apiKeyEnv, tokenEnv and
+	// passwordEnv variables are always removed. A leading or trailing * matches any
+	// run of characters, ignoring case; *_URL and *_URI match only a value that is a
+	// URL carrying a password; a pattern with a * never matches PWD, OLDPWD, HOME,
+	// *PATH, *_DIR, *_FILE, certificate bundles (*_CA_BUNDLE, *_CA_CERTS, SSL_CERT_*,
+	// …) or public keys, while a name listed without a * always matches.
 	SecretEnv []string `json:"secretEnv,omitzero"`
 
 	// How long execute_command waits after a command ends for its telemetry to arrive
@@ -322,13 +322,20 @@ type ConfigTelemetry struct {
 	// differ from its defaults.
 	Clickhouse *ConfigTelemetryClickhouse `json:"clickhouse,omitzero"`
 
+	// The name of the environment variable holding the ClickHouse user's password
+	// (apiKeyEnv serves when this is not set). The password never appears in
+	// configuration or in the source URL, and the variable is removed from the
+	// environment of executed commands.
+	PasswordEnv *string `json:"passwordEnv,omitzero"`
+
 	// The telemetry source: sqlite:PATH (the embedded store, read by the tools and
 	// written by the receiver serve hosts; a relative PATH is resolved against the
 	// project root; default sqlite:.runlens/telemetry.db; any other PATH must already
-	// exist), clickhouse://…, aspire+http(s)://… or jaeger+http(s)://…; a bare aspire
-	// is the dashboard on this machine: http(s)://localhost:$ASPIRE_DASHBOARD_PORT,
-	// else http://localhost:18888. Overridden by RUNLENS_TELEMETRY and --telemetry.
-	// Put no credentials here: use apiKeyEnv.
+	// exist), clickhouse://… (native protocol) or clickhouse+http(s)://… (HTTP
+	// interface), aspire+http(s)://… or jaeger+http(s)://…; a bare aspire is the
+	// dashboard on this machine: http(s)://localhost:$ASPIRE_DASHBOARD_PORT, else
+	// http://localhost:18888. Overridden by RUNLENS_TELEMETRY and --telemetry. Put no
+	// credentials here: use apiKeyEnv or passwordEnv.
 	Source *string `json:"source,omitzero"`
 
 	// Project files whose source lines a detail: full answer never shows beside a

@@ -215,6 +215,8 @@ func (a *App) telemetrySource() telemetry.Source {
 			}
 			return telemetry.NewEngine(store.NewBackend(st), conv), nil
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
+	case config.SourceClickHouse:
+		return a.clickhouseSource()
 	case config.SourceAspire:
 		return a.aspireSource()
 	case config.SourceJaeger:

@@ -49,6 +49,9 @@ func (d appDoctor) deps() doctor.Deps {
 			return nil
 		}
 	}
+	if cfg.Telemetry.Source.Kind == config.SourceClickHouse {
+		deps.SourceChecks = a.clickhouseChecks
+	}
 	if cfg.Telemetry.Source.Kind == config.SourceSQLite || cfg.Telemetry.Source.Kind == "" {
 		deps.Store = func(ctx context.Context) (*store.Store, error) { return a.Store(ctx) }
 		deps.SourceProblem = a.checkStoreExists

@@ -51,6 +51,9 @@ type Telemetry struct {
 	// APIKeyEnv names the environment variable holding the source's key, so the key itself
 	// never sits in a file that is committed.
 	APIKeyEnv string
+	// PasswordEnv names the environment variable holding the ClickHouse user's password
+	// (apiKeyEnv serves when it is not set).
+	PasswordEnv string
 	// TokenEnv names the environment variable holding an Aspire dashboard login token, which
 	// the adapter exchanges for an API key; "" when none is configured.
 	TokenEnv string

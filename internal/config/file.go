@@ -17,7 +17,7 @@ import (
 // applyFile applies it or it is listed as ignored.
 var (
 	appliedKeys = []string{
-		"/telemetry/source", "/telemetry/apiKeyEnv", "/telemetry/tokenEnv", "/telemetry/stackSnippetDeny",
+		"/telemetry/source", "/telemetry/apiKeyEnv", "/telemetry/passwordEnv", "/telemetry/tokenEnv", "/telemetry/stackSnippetDeny",
 		"/telemetry/clickhouse/tracesTable", "/telemetry/clickhouse/logsTable",
 		"/receiver/address", "/receiver/grpcAddress", "/receiver/enabled", "/receiver/allowedHosts",
 		"/store/path", "/store/retention", "/store/maxBytes",
@@ -56,6 +56,8 @@ func applyFile(cfg *Config, f *gen.Config, origin string) (set chosen, errs Erro
 			}
 		}
 		setString(&cfg.Telemetry.APIKeyEnv, t.APIKeyEnv)
+		setString(&cfg.Telemetry.PasswordEnv, t.PasswordEnv)
+		setString(&cfg.Telemetry.PasswordEnv, t.PasswordEnv)
 		setString(&cfg.Telemetry.TokenEnv, t.TokenEnv)
 		if t.StackSnippetDeny != nil {
 			cfg.Telemetry.StackSnippetDeny = t.StackSnippetDeny

@@ -115,6 +115,9 @@ func (l *Loader) load(projectRoot string, getenv func(string) string, flags Over
 			cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, name)
 		}
 	}
+	if cfg.Telemetry.PasswordEnv != "" {
+		cfg.Commands.SecretEnv = append(cfg.Commands.SecretEnv, cfg.Telemetry.PasswordEnv)
+	}
 	return cfg, nil
 }
 

@@ -121,7 +121,7 @@ func TestTheGRPCReceiverIsTurnedOnAndOffWithTheReceiver(t *testing.T) {
 func TestEveryFileKeyIsApplied(t *testing.T) {
 	root := project(t, `{
   "$schema": "https://runlens.dev/schemas/config.schema.json",
-  "telemetry": {"source": "aspire+http://localhost:18888", "apiKeyEnv": "ASPIRE_KEY", "stackSnippetDeny": ["internal/secrets/**"],
+  "telemetry": {"source": "aspire+http://localhost:18888", "apiKeyEnv": "ASPIRE_KEY", "passwordEnv": "CH_PASSWORD", "stackSnippetDeny": ["internal/secrets/**"],
                 "clickhouse": {"tracesTable": "t", "logsTable": "l"}},
   "receiver": {"address": "127.0.0.1:4319", "enabled": false, "allowedHosts": ["otel.internal"]},
   "store": {"path": "var/store.db", "retention": "2d", "maxBytes": 2097152},
@@ -152,6 +152,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 			Source:           Source{Kind: SourceAspire, Endpoint: "http://localhost:18888"},
 			SourceOrigin:     "runlens.json telemetry.source",
 			APIKeyEnv:        "ASPIRE_KEY",
+			PasswordEnv:      "CH_PASSWORD",
 			TracesTable:      "t",
 			LogsTable:        "l",
 			StackSnippetDeny: []string{"internal/secrets/**"},
@@ -168,7 +169,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 			Deny:                []Rule{{Name: "no-reset", Prefix: []string{"db", "reset"}}},
 			DefaultTimeout:      time.Second,
 			MaxTimeout:          2 * time.Second,
-			SecretEnv:           []string{"RUNLENS_*", "STRIPE_*", "ASPIRE_KEY"},
+			SecretEnv:           []string{"RUNLENS_*", "STRIPE_*", "ASPIRE_KEY", "CH_PASSWORD"},
 			OutputTailBytes:     4096,
 			TelemetryGrace:      250 * time.Millisecond,
 		},

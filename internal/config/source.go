@@ -26,9 +26,10 @@ type Source struct {
 	Kind SourceKind
 	// Path is the absolute database file of a sqlite source; empty otherwise.
 	Path string
-	// Endpoint is what a remote adapter dials: the clickhouse:// URL as given, or the plain
-	// http(s):// URL of an Aspire dashboard or Jaeger query service. Empty for sqlite, and for a
-	// bare aspire source until Load discovers the dashboard (see DiscoverAspire).
+	// Endpoint is what a remote adapter dials: the clickhouse:// or clickhouse+http(s):// URL as
+	// given, or the plain http(s):// URL of an Aspire dashboard or Jaeger query service. Empty
+	// for sqlite, and for a bare aspire source until Load discovers the dashboard (see
+	// DiscoverAspire).
 	Endpoint string
 	// Fallback is tried when Endpoint does not answer: the https form of a dashboard port
 	// discovered over http.
@@ -50,8 +51,8 @@ func ParseSource(raw, root string) (Source, error) {
 			p = filepath.Join(root, p)
 		}
 		return Source{Kind: SourceSQLite, Path: filepath.Clean(p)}, nil
-	case strings.HasPrefix(raw, "clickhouse://"):
-		if _, err := parseHostURL(raw); err != nil {
+	case strings.HasPrefix(raw, "clickhouse://"), strings.HasPrefix(raw, "clickhouse+http://"), strings.HasPrefix(raw, "clickhouse+https://"):
+		if _, err := parseHostURL(strings.TrimPrefix(raw, "clickhouse+")); err != nil {
 			return Source{}, err
 		}
 		return Source{Kind: SourceClickHouse, Endpoint: raw}, nil
@@ -71,7 +72,7 @@ func ParseSource(raw, root string) (Source, error) {
 		}
 		return Source{Kind: SourceJaeger, Endpoint: u}, nil
 	}
-	return Source{}, fmt.Errorf("%w: expected sqlite:PATH, clickhouse://…, aspire, aspire+http(s)://… or jaeger+http(s)://…", errSource)
+	return Source{}, fmt.Errorf("%w: expected sqlite:PATH, clickhouse://…, clickhouse+http(s)://…, aspire, aspire+http(s)://… or jaeger+http(s)://…", errSource)
 }
 
 // String renders the source for people and logs, with any password in the URL masked.

@@ -18,6 +18,9 @@ func TestParseSource(t *testing.T) {
 		{"an empty sqlite path is refused", "sqlite:", Source{}, "needs a file path"},
 		{"clickhouse keeps its URL", "clickhouse://localhost:9000/otel", Source{Kind: SourceClickHouse, Endpoint: "clickhouse://localhost:9000/otel"}, ""},
 		{"clickhouse needs a host", "clickhouse://", Source{}, "no host"},
+		{"clickhouse over HTTP keeps its URL", "clickhouse+http://runlens@localhost:8123/otel", Source{Kind: SourceClickHouse, Endpoint: "clickhouse+http://runlens@localhost:8123/otel"}, ""},
+		{"clickhouse over HTTPS keeps its URL", "clickhouse+https://ch.internal/otel", Source{Kind: SourceClickHouse, Endpoint: "clickhouse+https://ch.internal/otel"}, ""},
+		{"clickhouse over HTTP needs a host", "clickhouse+http://", Source{}, "no host"},
 		{"aspire over http drops its prefix", "aspire+http://localhost:18888", Source{Kind: SourceAspire, Endpoint: "http://localhost:18888"}, ""},
 		{"aspire over https drops its prefix", "aspire+https://localhost:18889", Source{Kind: SourceAspire, Endpoint: "https://localhost:18889"}, ""},
 		{"aspire over another scheme is refused", "aspire+ftp://localhost", Source{}, "only http and https"},
@@ -42,7 +45,7 @@ func TestParseSource(t *testing.T) {
 }
 
 func TestSourceStringMasksPasswords(t *testing.T) {
-	for _, raw := range []string{"clickhouse://default:hunter2@localhost:9000", "aspire+https://u:hunter2@localhost:18889"} {
+	for _, raw := range []string{"clickhouse://default:hunter2@localhost:9000", "clickhouse+https://default:hunter2@localhost:8443", "aspire+https://u:hunter2@localhost:18889"} {
 		src, err := ParseSource(raw, "/p")
 		if err != nil {
 			t.Fatalf("ParseSource(%q): %v", raw, err)

@@ -229,3 +229,32 @@ func TestWorkspaceFamilyShowsAConfigProblemsOwnLocationAndFix(t *testing.T) {
 		t.Fatalf("check = %+v, want the problem's own summary and fix", c)
 	}
 }
+
+func TestASourcesOwnChecksSayWhichPartFails(t *testing.T) {
+	own := func(context.Context) []Check {
+		return []Check{{Name: "clickhouse_tables", Status: Fail, Summary: "The table default.otel_traces does not exist.", Fix: "Let the exporter create it."}}
+	}
+	cases := []struct {
+		name  string
+		info  telemetry.SourceInfo
+		names []string
+	}{
+		{"an unreachable source shows its own checks instead of a bare failure", telemetry.SourceInfo{Kind: "clickhouse"}, []string{"clickhouse_tables"}},
+		{"a reachable source adds them after its data checks", telemetry.SourceInfo{Kind: "clickhouse", Reachable: true}, []string{"source_reachable", "source_recent_data", "clickhouse_tables"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checks, err := sourceChecks(context.Background(), Deps{Telemetry: fakeSource{info: c.info}, SourceChecks: own, Now: time.Now}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, ch := range checks {
+				names = append(names, ch.Name)
+			}
+			if strings.Join(names, ",") != strings.Join(c.names, ",") {
+				t.Errorf("checks %v, want %v", names, c.names)
+			}
+		})
+	}
+}

@@ -34,6 +34,9 @@ type Deps struct {
 	// sqlite source naming a file that does not exist); nil, or a nil error, when none is known.
 	// An error that is a Fixer carries its own fix.
 	SourceProblem func() error
+	// SourceChecks are the configured source's own checks (a remote backend's tables and
+	// rights); nil when it has none. They say which part fails when the source does not answer.
+	SourceChecks func(ctx context.Context) []Check
 	// ReceiverAddr is the OTLP receiver address; ReceiverEnabled is false when it is off.
 	ReceiverAddr    string
 	ReceiverEnabled bool
@@ -96,6 +99,13 @@ func sourceChecks(ctx context.Context, d Deps, probe string) ([]Check, error) {
 		return []Check{{Name: "source_configured", Status: Fail, Summary: "No telemetry source is configured.", Fix: "Set telemetry.source in runlens.json or RUNLENS_TELEMETRY."}}, nil
 	}
 	info := d.Telemetry.Describe(ctx)
+	var own []Check
+	if d.SourceChecks != nil {
+		own = d.SourceChecks(ctx)
+	}
+	if !info.Reachable && len(own) > 0 {
+		return own, nil
+	}
 	if !info.Reachable && info.Problem != nil {
 		return []Check{{Name: "source_reachable", Status: Fail, Summary: sentence(info.Problem.Error()),
 			Fix: fixOf(info.Problem, "Start the backend, or check telemetry.source in runlens.json.")}}, nil
@@ -126,7 +136,7 @@ func sourceChecks(ctx context.Context, d Deps, probe string) ([]Check, error) {
 			checks = append(checks, Check{Name: "source_recent_data", Status: Pass, Summary: fmt.Sprintf("The newest telemetry is %s old.", roundAge(age))})
 		}
 	}
-	return checks, nil
+	return append(checks, own...), nil
 }
 
 // probeEndpoint checks that an endpoint answers HTTP. Only loopback hosts are probed unless

@@ -1,0 +1,107 @@
+package clickhouse
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// jobWhere writes the filter of the window's job spans (a job id under the conventions' keys).
+func (b *Backend) jobWhere(s *sqlText, q telemetry.JobQuery, conv *conventions.Conventions) {
+	s.w(" FROM ", b.traces, " WHERE ")
+	window(s, "Timestamp", q.Window)
+	if q.Service != "" {
+		service(s, q.Service)
+	}
+	s.w(" AND ", first(s, "SpanAttributes", conv.JobKeys.IDKeys), " != ''")
+}
+
+// startMs is the span start in Unix ms, the order PickLastJob uses (then span id).
+const startMs = "intDiv(toUnixTimestamp64Nano(Timestamp), 1000000)"
+
+// FindLastJob implements telemetry.JobFinder: ClickHouse finds the newest matching job span
+// and the status of the same job's execution before it (both orderings as PickLastJob's); the
+// one span found is then read whole, so its error message comes from the engine's rules.
+func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *conventions.Conventions) (telemetry.JobResult, bool, error) {
+	if len(conv.JobKeys.IDKeys) == 0 {
+		return telemetry.JobResult{}, true, nil
+	}
+	if err := b.ready(ctx); err != nil {
+		return telemetry.JobResult{}, false, err
+	}
+	s := &sqlText{}
+	s.w("SELECT TraceId, SpanId, ", jobNameExpr(s, conv, "SpanAttributes"), " AS name, ", startMs, " AS ms")
+	b.jobWhere(s, q, conv)
+	if q.JobID != "" {
+		s.w(" AND ", first(s, "SpanAttributes", conv.JobKeys.IDKeys), " = ", s.str(q.JobID))
+	}
+	if q.JobName != "" {
+		s.w(" AND ", jobNameExpr(s, conv, "SpanAttributes"), " = ", s.str(q.JobName))
+	}
+	s.w(" ORDER BY ms DESC, SpanId ASC LIMIT 1")
+	var trace, span, name string
+	var ms int64
+	found := false
+	if _, err := b.r.query(ctx, s, 1, func(rows driver.Rows) error {
+		found = true
+		return rows.Scan(&trace, &span, &name, &ms)
+	}); err != nil {
+		return telemetry.JobResult{}, false, err
+	}
+	if !found {
+		if q.JobID == "" && q.JobName == "" {
+			return telemetry.JobResult{}, true, nil
+		}
+		known, err := b.jobNames(ctx, q, conv)
+		return telemetry.JobResult{KnownJobs: known}, err == nil, err
+	}
+	batch, err := b.ScanSpans(ctx, telemetry.SpanScan{TraceIDs: []string{trace}, Window: q.Window,
+		Fields: telemetry.FieldAttributes | telemetry.FieldEvents, Limit: telemetry.DefaultLimits.MaxRunSpans})
+	if err != nil {
+		return telemetry.JobResult{}, false, err
+	}
+	var res telemetry.JobResult
+	for i := range batch.Spans {
+		if batch.Spans[i].SpanID == span {
+			res, found = telemetry.JobFromSpan(conv, &batch.Spans[i])
+			break
+		}
+	}
+	if !found {
+		return telemetry.JobResult{}, false, nil // the span left the window meanwhile: let the engine scan
+	}
+	p := &sqlText{}
+	p.w("SELECT ", jobStatusExpr(p, conv, "SpanAttributes"), ", ", startMs, " AS ms")
+	b.jobWhere(p, q, conv)
+	p.w(" AND ", jobNameExpr(p, conv, "SpanAttributes"), " = ", p.str(name),
+		" AND (", startMs, " < ", p.i64(ms), " OR (", startMs, " = ", p.i64(ms), " AND SpanId > ", p.str(span), "))",
+		" ORDER BY ms DESC, SpanId ASC LIMIT 1")
+	_, err = b.r.query(ctx, p, 1, func(rows driver.Rows) error {
+		return rows.Scan(&res.Previous, &res.PreviousStartMs)
+	})
+	return res, err == nil, err
+}
+
+// jobNames are the job names seen in the window (bounded, sorted), for a filter that matched
+// nothing.
+func (b *Backend) jobNames(ctx context.Context, q telemetry.JobQuery, conv *conventions.Conventions) ([]string, error) {
+	s := &sqlText{}
+	s.w("SELECT DISTINCT ", jobNameExpr(s, conv, "SpanAttributes"), " AS name")
+	b.jobWhere(s, q, conv)
+	n := telemetry.DefaultLimits.MaxHints
+	s.w(" ORDER BY name LIMIT ", strconv.Itoa(n))
+	var out []string
+	_, err := b.r.query(ctx, s, n, func(rows driver.Rows) error {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}

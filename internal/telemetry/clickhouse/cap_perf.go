@@ -1,0 +1,135 @@
+package clickhouse
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+var (
+	_ telemetry.PerformanceAggregator = (*Backend)(nil)
+	_ telemetry.DBAggregator          = (*Backend)(nil)
+	_ telemetry.JobFinder             = (*Backend)(nil)
+)
+
+// percentiles is the nearest-rank p50, p95 and p99 of Duration: quantilesExactWeighted with
+// weight 1 returns the element at ceil(p·n)−1 of the sorted values, as telemetry.NearestRank
+// does (quantileExact and its Low/High/Inclusive/Exclusive variants interpolate or round
+// differently).
+const percentiles = "quantilesExactWeighted(0.5, 0.95, 0.99)(Duration, 1)"
+
+// entryCondition writes, for the spans of service svc in window w, the entry-span rule
+// (telemetry.IsEntryKind, no parent, or a parent that is not a span of the same service).
+// The parents are looked up among the service's spans of the window's traces, whenever they
+// started; GLOBAL makes the subqueries run once, on the initiator, when the tables are
+// Distributed.
+func (b *Backend) entryCondition(q *sqlText, svc string, w telemetry.Window) {
+	q.w("(SpanKind IN ('Server', 'Consumer') OR ParentSpanId = '' OR ParentSpanId = SpanId OR (TraceId, ParentSpanId) GLOBAL NOT IN (",
+		"SELECT TraceId, SpanId FROM ", b.traces, " WHERE 1")
+	service(q, svc)
+	q.w(" AND TraceId GLOBAL IN (SELECT TraceId FROM ", b.traces, " WHERE ")
+	window(q, "Timestamp", w)
+	service(q, svc)
+	q.w(")))")
+}
+
+// AggregatePerformance implements telemetry.PerformanceAggregator: one query grouping the
+// service's entry spans (or an operation's spans) by name, with the whole set as a grouping
+// set of its own, so counts, errors, the average and nearest-rank percentiles are all
+// computed by ClickHouse.
+func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.PerformanceQuery, conv *conventions.Conventions) (telemetry.Performance, bool, error) {
+	p := telemetry.Performance{Service: q.Service}
+	if err := b.ready(ctx); err != nil {
+		return p, false, err
+	}
+	p.Scan = telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}
+	run := func(entries bool) (found bool, err error) {
+		s := &sqlText{}
+		// Standard GROUPING semantics (force_grouping_standard_compatibility, on by default).
+		s.w("SELECT grouping(SpanName), SpanName, count(), countIf(StatusCode = 'Error'), toUInt64(sum(Duration)), ", percentiles,
+			" FROM ", b.traces, " WHERE ")
+		window(s, "Timestamp", q.Window)
+		service(s, q.Service)
+		if entries {
+			s.w(" AND ")
+			b.entryCondition(s, q.Service, q.Window)
+		} else {
+			s.w(" AND SpanName = ", s.str(q.Operation))
+		}
+		s.w(" GROUP BY GROUPING SETS ((SpanName), ())")
+		var ops []telemetry.OperationStats
+		limited, err := b.r.query(ctx, s, b.o.MaxGroups+1, func(rows driver.Rows) error {
+			var total uint64
+			var name string
+			var n, errs, sum uint64
+			var qs []float64
+			if err := rows.Scan(&total, &name, &n, &errs, &sum, &qs); err != nil {
+				return err
+			}
+			if n == 0 {
+				return nil
+			}
+			if total == 1 { // grouping() is 1 for the set that does not group by SpanName: the whole
+				p.SampleCount, p.ErrorCount = int64(n), int64(errs)
+				p.AverageMs = telemetry.Ms(int64(sum / n))
+				p.P50Ms, p.P95Ms, p.P99Ms = telemetry.Ms(int64(qs[0])), telemetry.Ms(int64(qs[1])), telemetry.Ms(int64(qs[2]))
+				return nil
+			}
+			ops = append(ops, telemetry.OperationStats{Name: name, Count: int64(n), ErrorCount: int64(errs),
+				P50Ms: telemetry.Ms(int64(qs[0])), P95Ms: telemetry.Ms(int64(qs[1]))})
+			return nil
+		})
+		if err != nil {
+			return false, err
+		}
+		p.Scan.Limited = p.Scan.Limited || limited
+		p.Scan.Scanned += p.SampleCount
+		found = p.SampleCount > 0
+		if found {
+			p.TopOperations = telemetry.TopOperations(ops, cmp.Or(q.TopN, 5))
+		}
+		return found, nil
+	}
+	if q.Operation != "" {
+		found, err := run(false)
+		if err != nil || found {
+			return p, err == nil, err
+		}
+		names, limited, err := b.entryNames(ctx, q)
+		if err != nil {
+			return p, false, err
+		}
+		p.KnownOperations, p.Scan.Limited = names, p.Scan.Limited || limited
+		return p, true, nil
+	}
+	_, err := run(true)
+	return p, err == nil, err
+}
+
+// entryNames are the service's entry operations in the window (bounded, sorted).
+func (b *Backend) entryNames(ctx context.Context, q telemetry.PerformanceQuery) ([]string, bool, error) {
+	s := &sqlText{}
+	s.w("SELECT DISTINCT SpanName FROM ", b.traces, " WHERE ")
+	window(s, "Timestamp", q.Window)
+	service(s, q.Service)
+	s.w(" AND ")
+	b.entryCondition(s, q.Service, q.Window)
+	s.w(" ORDER BY SpanName LIMIT ", strconv.Itoa(telemetry.DefaultLimits.MaxHints))
+	var names []string
+	limited, err := b.r.query(ctx, s, telemetry.DefaultLimits.MaxHints, func(rows driver.Rows) error {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return err
+		}
+		names = append(names, n)
+		return nil
+	})
+	slices.Sort(names)
+	return names, limited, err
+}

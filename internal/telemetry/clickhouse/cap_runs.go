@@ -1,0 +1,224 @@
+package clickhouse
+
+import (
+	"cmp"
+	"context"
+	"strconv"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+var (
+	_ telemetry.RunLister        = (*Backend)(nil)
+	_ telemetry.StatusAggregator = (*Backend)(nil)
+)
+
+// runsSubquery writes a subquery of the window's runs — one row per root span (one copy per
+// trace and span id) — with telemetry.RunFromRoot's fields computed by ClickHouse: id, domain,
+// name, outcome, normalized status, start, duration, service, trace and error count (the
+// trace's error spans, whenever they started; GLOBAL so a Distributed table joins once).
+func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w telemetry.Window, svc string) {
+	const a = "SpanAttributes"
+	jobID := first(q, a, conv.JobKeys.IDKeys)
+	word := first(q, a, conv.JobKeys.StatusKeys)
+	jobName := first(q, a, conv.JobKeys.NameKeys)
+	outcome := first(q, a, conv.JobKeys.OutcomeKeys)
+	exec := executionIDExpr(q, conv, a)
+	q.w("(SELECT if(", exec, " != '', ", exec, ", r.TraceId) AS id, ", domainExpr(q, conv, a), " AS domain, ",
+		"if(", jobID, " != '' AND ", jobName, " != '', ", jobName, ", SpanName) AS name, ",
+		"if(", jobID, " != '', if(", trimmed(word), " != '', ", trimmed(word), ", ", trimmed(outcome), "), if(", word, " != '', ", word, ", ", outcome, ")) AS outcome, ",
+		normalizeStatusExpr(q, conv, word, "StatusCode = 'Error' OR errors > 0", "if("+jobID+" != '', "+exitCodeExpr(q, conv, a)+", NULL)"), " AS status, ",
+		"intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) AS ms, toUInt64(Duration) AS dur, ServiceName AS service, r.TraceId AS trace, errors",
+		" FROM (SELECT * FROM ", b.traces, " WHERE ")
+	window(q, "Timestamp", w)
+	q.w(" AND ParentSpanId = ''")
+	if svc != "" {
+		service(q, svc)
+	}
+	q.w(" LIMIT 1 BY TraceId, SpanId) AS r GLOBAL LEFT JOIN (SELECT TraceId, toUInt64(count()) AS errors FROM ", b.traces,
+		" WHERE StatusCode = 'Error' AND TraceId GLOBAL IN (SELECT TraceId FROM ", b.traces, " WHERE ")
+	window(q, "Timestamp", w)
+	q.w(" AND ParentSpanId = ''")
+	if svc != "" {
+		service(q, svc)
+	}
+	q.w(") GROUP BY TraceId) AS e ON e.TraceId = r.TraceId)")
+}
+
+// ListRuns implements telemetry.RunLister: the page, its total and every field but the span
+// count in one query; the page's span counts in a second.
+func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *conventions.Conventions) (telemetry.RunPage, bool, error) {
+	if err := b.ready(ctx); err != nil {
+		return telemetry.RunPage{}, false, err
+	}
+	page := telemetry.RunPage{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
+	s := &sqlText{}
+	s.w("SELECT id, domain, name, outcome, status, ms, dur, service, trace, errors, count() OVER () FROM ")
+	b.runsSubquery(s, conv, q.Window, q.Service)
+	s.w(" WHERE 1")
+	if q.Domain != "" {
+		s.w(" AND domain = ", s.str(q.Domain))
+	}
+	if q.Status != "" {
+		s.w(" AND status = ", s.str(q.Status))
+	}
+	limit := cmp.Or(q.Limit, 20)
+	s.w(" ORDER BY ms DESC, trace ASC, id ASC LIMIT ", strconv.Itoa(limit), " OFFSET ", strconv.Itoa(max(q.Offset, 0)))
+	var total uint64
+	limited, err := b.r.query(ctx, s, limit, func(rows driver.Rows) error {
+		var r telemetry.RunSummary
+		var dur, errs uint64
+		if err := rows.Scan(&r.ID, &r.Domain, &r.Name, &r.Outcome, &r.Status, &r.StartMs, &dur, &r.Service, &r.TraceID, &errs, &total); err != nil {
+			return err
+		}
+		r.DurationMs, r.HasDuration = telemetry.Ms(int64(min(dur, 1<<63-1))), true
+		r.Service, r.ErrorCount = telemetry.ServiceOf(r.Service), int64(errs)
+		page.Runs = append(page.Runs, r)
+		return nil
+	})
+	if err != nil {
+		return telemetry.RunPage{}, false, err
+	}
+	page.Total, page.Scan.Limited, page.Scan.Scanned = int(total), limited, int64(total)
+	if len(page.Runs) == 0 {
+		if q.Offset > 0 && !limited { // past the end: the total is still wanted
+			c := &sqlText{}
+			c.w("SELECT count() FROM ")
+			b.runsSubquery(c, conv, q.Window, q.Service)
+			c.w(" WHERE 1")
+			if q.Domain != "" {
+				c.w(" AND domain = ", c.str(q.Domain))
+			}
+			if q.Status != "" {
+				c.w(" AND status = ", c.str(q.Status))
+			}
+			n, err := b.count(ctx, c)
+			if err != nil {
+				return telemetry.RunPage{}, false, err
+			}
+			page.Total, page.Scan.Limited = int(max(n, 0)), n < 0
+		}
+		return page, true, nil
+	}
+	traces := make([]string, len(page.Runs))
+	for i, r := range page.Runs {
+		traces[i] = r.TraceID
+	}
+	c := &sqlText{}
+	c.w("SELECT TraceId, toInt64(uniqExact(SpanId)) FROM ", b.traces, " WHERE TraceId IN ", c.strs(traces), " GROUP BY TraceId")
+	counts := map[string]int64{}
+	lim, err := b.r.query(ctx, c, len(traces), func(rows driver.Rows) error {
+		var t string
+		var n int64
+		if err := rows.Scan(&t, &n); err != nil {
+			return err
+		}
+		counts[t] = n
+		return nil
+	})
+	if err != nil {
+		return telemetry.RunPage{}, false, err
+	}
+	page.Scan.Limited = page.Scan.Limited || lim
+	for i := range page.Runs {
+		page.Runs[i].SpanCount = counts[page.Runs[i].TraceID]
+	}
+	return page, true, nil
+}
+
+// AggregateStatus implements telemetry.StatusAggregator: spans and records per service, and
+// runs per domain, counted by ClickHouse; error occurrences as AggregateErrors reads them.
+func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, bool, error) {
+	if err := b.ready(ctx); err != nil {
+		return telemetry.Status{}, false, err
+	}
+	st := telemetry.Status{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
+	per := map[string]*telemetry.ServiceActivity{}
+	touch := func(svc string, ms int64) *telemetry.ServiceActivity {
+		a := per[svc]
+		if a == nil {
+			a = &telemetry.ServiceActivity{Service: svc}
+			per[svc] = a
+		}
+		a.LastSeenMs = max(a.LastSeenMs, ms)
+		return a
+	}
+	for _, table := range []string{b.traces, b.logs} {
+		s := &sqlText{}
+		s.w("SELECT ServiceName, toInt64(count()), toInt64(max(intDiv(toUnixTimestamp64Nano(Timestamp), 1000000))) FROM ", table, " WHERE ")
+		window(s, "Timestamp", q.Window)
+		if q.Service != "" {
+			service(s, q.Service)
+		}
+		s.w(" GROUP BY ServiceName")
+		isSpans := table == b.traces
+		limited, err := b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
+			var svc string
+			var n, newest int64
+			if err := rows.Scan(&svc, &n, &newest); err != nil {
+				return err
+			}
+			a := touch(telemetry.ServiceOf(svc), newest)
+			if isSpans {
+				a.Spans += n
+				st.Spans += n
+				st.NewestSpanMs = max(st.NewestSpanMs, newest)
+			} else {
+				st.Logs += n
+			}
+			st.Scan.Scanned += n
+			return nil
+		})
+		if err != nil {
+			return telemetry.Status{}, false, err
+		}
+		st.Scan.Limited = st.Scan.Limited || limited
+	}
+	occ, limited, _, err := b.occurrences(ctx, conv, q.Window)
+	if err != nil {
+		return telemetry.Status{}, false, err
+	}
+	st.Scan.Limited = st.Scan.Limited || limited
+	for _, o := range occ {
+		if q.Service != "" && o.Service != q.Service {
+			continue
+		}
+		st.Errors++
+		touch(o.Service, telemetry.NsToMs(o.TimeNs)).Errors++
+	}
+	st.Services = int64(len(per))
+	for _, a := range per {
+		st.ServiceActivity = append(st.ServiceActivity, *a)
+	}
+	telemetry.SortServiceActivity(st.ServiceActivity)
+	if n := cmp.Or(q.MaxServices, 20); len(st.ServiceActivity) > n {
+		st.ServiceActivity = st.ServiceActivity[:n]
+	}
+	for _, name := range conv.DomainNames() {
+		st.Domains = append(st.Domains, telemetry.DomainActivity{Domain: name})
+	}
+	s := &sqlText{}
+	s.w("SELECT domain, toInt64(count()), toInt64(countIf(status = 'error')), toInt64(max(ms)) FROM ")
+	b.runsSubquery(s, conv, q.Window, q.Service)
+	s.w(" GROUP BY domain")
+	limited, err = b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
+		var d telemetry.DomainActivity
+		if err := rows.Scan(&d.Domain, &d.SeenCount, &d.ErrorCount, &d.MostRecentMs); err != nil {
+			return err
+		}
+		for i := range st.Domains {
+			if st.Domains[i].Domain == d.Domain {
+				st.Domains[i] = d
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return telemetry.Status{}, false, err
+	}
+	st.Scan.Limited = st.Scan.Limited || limited
+	return st, true, nil
+}
