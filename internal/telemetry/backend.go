@@ -1,7 +1,9 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
@@ -269,3 +271,62 @@ func hasAttr(attrs conventions.Attributes, keys []string, value string) bool {
 
 // ContainsNs reports whether t (Unix ns) falls inside the window.
 func (w Window) ContainsNs(tNs int64) bool { return tNs >= w.StartMs*1e6 && tNs < w.EndMs*1e6 }
+
+// BoundSpans finishes a scan over rows a backend filtered itself: newest first (oldest first
+// with s.Oldest; the span id breaks ties), cut at s.Limit, without the parts s.Fields did not
+// ask for. limited says the rows were already incomplete (then Matched is unknown, -1).
+func BoundSpans(s *SpanScan, out []SpanRow, scanned int64, limited bool) SpanBatch {
+	slices.SortStableFunc(out, func(x, y SpanRow) int {
+		return order(s.Oldest, cmp.Or(cmp.Compare(x.StartNs, y.StartNs), cmp.Compare(x.SpanID, y.SpanID)))
+	})
+	b := SpanBatch{Matched: int64(len(out)), Scanned: scanned, Limited: limited}
+	if limited {
+		b.Matched = -1
+	}
+	if s.Limit > 0 && len(out) > s.Limit {
+		out, b.Limited = out[:s.Limit], true
+	}
+	for i := range out {
+		if s.Fields&FieldAttributes == 0 {
+			out[i].Attributes = nil
+		}
+		if s.Fields&FieldEvents == 0 {
+			out[i].Events = nil
+		}
+		if s.Fields&FieldResource == 0 {
+			out[i].Resource = nil
+		}
+	}
+	b.Spans = out
+	return b
+}
+
+// BoundLogs is BoundSpans for log records (records of one instant keep the order they came in).
+func BoundLogs(s *LogScan, out []LogRow, scanned int64, limited bool) LogBatch {
+	slices.SortStableFunc(out, func(x, y LogRow) int { return order(s.Oldest, cmp.Compare(x.TimeNs, y.TimeNs)) })
+	b := LogBatch{Matched: int64(len(out)), Scanned: scanned, Limited: limited}
+	if limited {
+		b.Matched = -1
+	}
+	if s.Limit > 0 && len(out) > s.Limit {
+		out, b.Limited = out[:s.Limit], true
+	}
+	for i := range out {
+		if s.Fields&FieldAttributes == 0 {
+			out[i].Attributes = nil
+		}
+		if s.Fields&FieldResource == 0 {
+			out[i].Resource = nil
+		}
+	}
+	b.Logs = out
+	return b
+}
+
+// order turns an oldest-first comparison into the scan's order.
+func order(oldest bool, c int) int {
+	if oldest {
+		return c
+	}
+	return -c
+}

@@ -202,33 +202,7 @@ func (b *Backend) batch(s telemetry.SpanScan, rows []telemetry.SpanRow, limited 
 			out = append(out, *r)
 		}
 	}
-	slices.SortStableFunc(out, func(x, y telemetry.SpanRow) int {
-		c := cmp.Or(cmp.Compare(x.StartNs, y.StartNs), cmp.Compare(x.SpanID, y.SpanID))
-		if s.Oldest {
-			return c
-		}
-		return -c
-	})
-	batch := telemetry.SpanBatch{Matched: int64(len(out)), Scanned: int64(len(seen)), Limited: limited}
-	if limited {
-		batch.Matched = -1
-	}
-	if s.Limit > 0 && len(out) > s.Limit {
-		out, batch.Limited = out[:s.Limit], true
-	}
-	for i := range out {
-		if s.Fields&telemetry.FieldAttributes == 0 {
-			out[i].Attributes = nil
-		}
-		if s.Fields&telemetry.FieldEvents == 0 {
-			out[i].Events = nil
-		}
-		if s.Fields&telemetry.FieldResource == 0 {
-			out[i].Resource = nil
-		}
-	}
-	batch.Spans = out
-	return batch
+	return telemetry.BoundSpans(&s, out, int64(len(seen)), limited)
 }
 
 // budget is the requests a scan may still make.

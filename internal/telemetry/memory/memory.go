@@ -100,30 +100,7 @@ func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetr
 		}
 	}
 	b.mu.RUnlock()
-	slices.SortStableFunc(out, func(x, y telemetry.SpanRow) int {
-		c := cmp.Or(cmp.Compare(x.StartNs, y.StartNs), cmp.Compare(x.SpanID, y.SpanID))
-		if s.Oldest {
-			return c
-		}
-		return -c
-	})
-	batch := telemetry.SpanBatch{Matched: int64(len(out)), Scanned: scanned}
-	if s.Limit > 0 && len(out) > s.Limit {
-		out, batch.Limited = out[:s.Limit], true
-	}
-	for i := range out {
-		if s.Fields&telemetry.FieldAttributes == 0 {
-			out[i].Attributes = nil
-		}
-		if s.Fields&telemetry.FieldEvents == 0 {
-			out[i].Events = nil
-		}
-		if s.Fields&telemetry.FieldResource == 0 {
-			out[i].Resource = nil
-		}
-	}
-	batch.Spans = out
-	return batch, nil
+	return telemetry.BoundSpans(&s, out, scanned, false), nil
 }
 
 // ScanLogs implements telemetry.Backend.
@@ -145,27 +122,7 @@ func (b *Backend) ScanLogs(ctx context.Context, s telemetry.LogScan) (telemetry.
 		}
 	}
 	b.mu.RUnlock()
-	slices.SortStableFunc(out, func(x, y telemetry.LogRow) int {
-		c := cmp.Compare(x.TimeNs, y.TimeNs)
-		if s.Oldest {
-			return c
-		}
-		return -c
-	})
-	batch := telemetry.LogBatch{Matched: int64(len(out)), Scanned: scanned}
-	if s.Limit > 0 && len(out) > s.Limit {
-		out, batch.Limited = out[:s.Limit], true
-	}
-	for i := range out {
-		if s.Fields&telemetry.FieldAttributes == 0 {
-			out[i].Attributes = nil
-		}
-		if s.Fields&telemetry.FieldResource == 0 {
-			out[i].Resource = nil
-		}
-	}
-	batch.Logs = out
-	return batch, nil
+	return telemetry.BoundLogs(&s, out, scanned, false), nil
 }
 
 // Services implements telemetry.Backend.
