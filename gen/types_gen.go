@@ -1354,6 +1354,9 @@ type Scan struct {
 	// A scan limit cut the query short.
 	Limited bool `json:"limited"`
 
+	// What this source cannot cover in any answer (e.g. it stores no logs).
+	Note *string `json:"note,omitzero"`
+
 	// Records examined.
 	Scanned int `json:"scanned"`
 

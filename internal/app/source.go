@@ -153,6 +153,15 @@ func (l *lazySource) Invocation(ctx context.Context, q telemetry.InvocationQuery
 	return s.Invocation(ctx, q)
 }
 
+// CoverageNote implements telemetry.Coverage for the opened source; nothing is said before it
+// opens.
+func (l *lazySource) CoverageNote() string {
+	if s := l.src.Load(); s != nil {
+		return telemetry.CoverageNote(*s)
+	}
+	return ""
+}
+
 // unsupportedSource stands for a configured backend this build cannot read: every query says
 // so as an unreachable source, which the tools and the doctor report with a fix.
 type unsupportedSource struct{ info telemetry.SourceInfo }

@@ -21,6 +21,7 @@ import (
 var jaegerFields = map[string]string{
 	"/source":        "kind, endpoint, note (it stores no logs) and newest data (its own spans) name the source itself",
 	"/scan/scanned":  "rows examined depend on the access path (whole traces per search)",
+	"/scan/note":     "every answer says that Jaeger stores no logs (checked by checkScanNotes)",
 	"/knownServices": "analyze_service_performance of an unknown service: the known services include Jaeger's own, jaeger",
 	"/hint":          "the same list, in the hint's words",
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -71,6 +72,9 @@ func TestEverySourceGivesTheSameAnswers(t *testing.T) {
 					}
 					checkKnownAnswers(t, known, f)
 					got := ask(t, f, calls)
+					if s.tracesOnly {
+						checkScanNotes(t, calls, got)
+					}
 					if ref == nil {
 						ref = got
 						return
@@ -87,6 +91,32 @@ func TestEverySourceGivesTheSameAnswers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkScanNotes fails t unless every answer of a traces-only source that has a scan says in
+// scan.note that logs are missing: an answer must not be silent about what it cannot hold.
+func checkScanNotes(t *testing.T, calls []call, got []any) {
+	t.Helper()
+	var check func(name string, answer any)
+	check = func(name string, answer any) {
+		if pages, ok := answer.([]any); ok {
+			for _, p := range pages {
+				check(name, p)
+			}
+			return
+		}
+		m, _ := answer.(map[string]any)
+		scan, ok := m["scan"].(map[string]any)
+		if !ok {
+			return
+		}
+		if note, _ := scan["note"].(string); !strings.Contains(note, "traces only") {
+			t.Errorf("%s: scan.note is %q; want it to say the source stores traces only", name, note)
+		}
+	}
+	for i, c := range calls {
+		check(c.name, got[i])
 	}
 }
 

@@ -41,14 +41,14 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 		if errors.Is(err, telemetry.ErrUnreachable) {
 			out.Source.Reachable = false
 			out.Status = gen.StatusWarn
-			out.Scan = scanOut(telemetry.Scan{WindowStartMs: w.StartMs, WindowEndMs: w.EndMs})
+			out.Scan = f.scanOut(telemetry.Scan{WindowStartMs: w.StartMs, WindowEndMs: w.EndMs})
 			return out, nil
 		}
 		return gen.GetAppStatusOutput{}, telemetryErr(err)
 	}
 	out.Status = gen.Status(telemetry.Verdict(st))
 	out.Counts = gen.GetAppStatusOutputCounts{Services: int(st.Services), Spans: int(st.Spans), Logs: int(st.Logs), Errors: int(st.Errors)}
-	out.Scan = scanOut(st.Scan)
+	out.Scan = f.scanOut(st.Scan)
 	if in.Detail == gen.DetailSummary {
 		return out, nil
 	}
@@ -96,7 +96,7 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 	if err != nil {
 		return gen.ListRunsOutput{}, telemetryErr(err)
 	}
-	out := gen.ListRunsOutput{Scan: scanOut(page.Scan)}
+	out := gen.ListRunsOutput{Scan: f.scanOut(page.Scan)}
 	if in.Detail == gen.DetailSummary {
 		out.Page = gen.Page{Returned: 0, Total: ptr(page.Total), Truncated: page.Total > 0}
 		return out, nil
@@ -137,7 +137,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	out := gen.GetRunOutput{
 		ID: run.ID, TraceID: run.TraceID, Status: gen.RunStatus(run.Status), Summary: runSentence(run),
 		Outcome: optStr(run.Outcome), ErrorMessage: optStr(run.ErrorMessage),
-		Scan: gen.Scan{Limited: run.Limited, Scanned: len(run.Spans) + len(run.Logs)},
+		Scan: gen.Scan{Limited: run.Limited, Scanned: len(run.Spans) + len(run.Logs), Note: optStr(telemetry.CoverageNote(f.Telemetry))},
 	}
 	spanTotal := int(run.SpanTotal)
 	if spanTotal < len(run.Spans) {
@@ -237,7 +237,7 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 	if err != nil {
 		return gen.GetRecentErrorsOutput{}, telemetryErr(err)
 	}
-	out := gen.GetRecentErrorsOutput{Count: int(rep.Events), Scan: scanOut(rep.Scan)}
+	out := gen.GetRecentErrorsOutput{Count: int(rep.Events), Scan: f.scanOut(rep.Scan)}
 	total := len(rep.Groups)
 	if in.Detail == gen.DetailSummary {
 		out.Page = gen.Page{Returned: 0, Total: &total, Truncated: total > 0}

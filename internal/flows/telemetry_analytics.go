@@ -42,7 +42,7 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 	if err != nil {
 		return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
 	}
-	out := perfOut(p, w)
+	out := f.perfOut(p, w)
 	if len(p.KnownOperations) > 0 {
 		out.KnownOperations = p.KnownOperations
 		out.Hint = ptr(fmt.Sprintf("no span named %q in service %q; its entry operations: %s", deref(in.Operation), in.Service, strings.Join(p.KnownOperations, ", ")))
@@ -64,7 +64,7 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 		if err != nil {
 			return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
 		}
-		out.Comparison = comparison(perfOut(b, *before), out)
+		out.Comparison = comparison(f.perfOut(b, *before), out)
 	}
 	if in.Detail == gen.DetailSummary {
 		out.TopOperations = nil
@@ -87,11 +87,11 @@ func (f *Flows) compareWindow(c gen.AnalyzeServicePerformanceInputCompareTo) (te
 }
 
 // perfOut maps the port's statistics, deriving rate and throughput from the window.
-func perfOut(p telemetry.Performance, w telemetry.Window) gen.AnalyzeServicePerformanceOutput {
+func (f *Flows) perfOut(p telemetry.Performance, w telemetry.Window) gen.AnalyzeServicePerformanceOutput {
 	out := gen.AnalyzeServicePerformanceOutput{
 		Service: p.Service, SinceUnixMs: int(w.StartMs), SampleCount: int(p.SampleCount), ErrorCount: int(p.ErrorCount),
 		AverageDurationMs: p.AverageMs, P50DurationMs: p.P50Ms, P95DurationMs: p.P95Ms, P99DurationMs: p.P99Ms,
-		Scan: scanOut(p.Scan),
+		Scan: f.scanOut(p.Scan),
 	}
 	if p.SampleCount > 0 {
 		out.ErrorRate = round4(float64(p.ErrorCount) / float64(p.SampleCount))
@@ -169,7 +169,7 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 	if err != nil {
 		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)
 	}
-	out := gen.AnalyzeDBBottlenecksOutput{SinceUnixMs: int(w.StartMs), SampleCount: int(rep.SampleCount), Scan: scanOut(rep.Scan)}
+	out := gen.AnalyzeDBBottlenecksOutput{SinceUnixMs: int(w.StartMs), SampleCount: int(rep.SampleCount), Scan: f.scanOut(rep.Scan)}
 	if len(rep.KnownSystems) > 0 {
 		out.KnownSystems = rep.KnownSystems
 	}

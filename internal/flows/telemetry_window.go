@@ -124,9 +124,10 @@ func (f *Flows) page(tool string, in any, snap telemetry.Snapshot, offset, retur
 	return p
 }
 
-// scanOut maps the port's scan.
-func scanOut(s telemetry.Scan) gen.Scan {
-	return gen.Scan{Limited: s.Limited, Scanned: int(s.Scanned), WindowStartUnixMs: int(s.WindowStartMs), WindowEndUnixMs: int(s.WindowEndMs)}
+// scanOut maps the port's scan, with the source's coverage note.
+func (f *Flows) scanOut(s telemetry.Scan) gen.Scan {
+	return gen.Scan{Limited: s.Limited, Scanned: int(s.Scanned), WindowStartUnixMs: int(s.WindowStartMs), WindowEndUnixMs: int(s.WindowEndMs),
+		Note: optStr(telemetry.CoverageNote(f.Telemetry))}
 }
 
 // derefStatus returns the run status filter, "" for none.

@@ -141,6 +141,9 @@ func (e *Engine) Fingerprint(ctx context.Context) (Snapshot, error) { return e.b
 // Describe implements Source.
 func (e *Engine) Describe(ctx context.Context) SourceInfo { return e.b.Describe(ctx) }
 
+// CoverageNote implements Coverage: the backend's note, if it declares one.
+func (e *Engine) CoverageNote() string { return CoverageNote(e.b) }
+
 // scanSpans runs a scan bounded by the engine's row limit.
 func (e *Engine) scanSpans(ctx context.Context, s SpanScan) (SpanBatch, error) {
 	if s.Limit <= 0 || s.Limit > e.limits.MaxScanRows {

@@ -85,3 +85,18 @@ type SourceInfo struct {
 	// depend on it are not mistaken for "nothing happened"; empty when it answers everything.
 	Note string
 }
+
+// Coverage is implemented by a source (or backend) that cannot hold everything a tool may
+// read, such as a traces-only store: every telemetry answer then says so in scan.note.
+type Coverage interface {
+	// CoverageNote is the sentence the answers carry; "" when nothing is missing.
+	CoverageNote() string
+}
+
+// CoverageNote is src's coverage note, "" when it does not declare one.
+func CoverageNote(src any) string {
+	if c, ok := src.(Coverage); ok {
+		return c.CoverageNote()
+	}
+	return ""
+}

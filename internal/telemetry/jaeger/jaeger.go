@@ -42,6 +42,9 @@ const Kind = "jaeger"
 // Note is what this source cannot answer, for get_app_status and the doctor.
 const Note = "Jaeger stores traces only: log counts are 0, get_run lists no logs, and failures reported only by an error log are not counted."
 
+// CoverageNote implements telemetry.Coverage: every telemetry answer says that logs are missing.
+func (b *Backend) CoverageNote() string { return Note }
+
 // Options bound what the backend asks of Jaeger. Zero fields take the defaults.
 type Options struct {
 	// Timeout bounds each HTTP request (default 10 s).
