@@ -279,13 +279,7 @@ func BoundSpans(s *SpanScan, out []SpanRow, scanned int64, limited bool) SpanBat
 	slices.SortStableFunc(out, func(x, y SpanRow) int {
 		return order(s.Oldest, cmp.Or(cmp.Compare(x.StartNs, y.StartNs), cmp.Compare(x.SpanID, y.SpanID)))
 	})
-	b := SpanBatch{Matched: int64(len(out)), Scanned: scanned, Limited: limited}
-	if limited {
-		b.Matched = -1
-	}
-	if s.Limit > 0 && len(out) > s.Limit {
-		out, b.Limited = out[:s.Limit], true
-	}
+	out, matched, limited := cut(out, s.Limit, limited)
 	for i := range out {
 		if s.Fields&FieldAttributes == 0 {
 			out[i].Attributes = nil
@@ -297,20 +291,13 @@ func BoundSpans(s *SpanScan, out []SpanRow, scanned int64, limited bool) SpanBat
 			out[i].Resource = nil
 		}
 	}
-	b.Spans = out
-	return b
+	return SpanBatch{Spans: out, Matched: matched, Limited: limited, Scanned: scanned}
 }
 
 // BoundLogs is BoundSpans for log records (records of one instant keep the order they came in).
 func BoundLogs(s *LogScan, out []LogRow, scanned int64, limited bool) LogBatch {
 	slices.SortStableFunc(out, func(x, y LogRow) int { return order(s.Oldest, cmp.Compare(x.TimeNs, y.TimeNs)) })
-	b := LogBatch{Matched: int64(len(out)), Scanned: scanned, Limited: limited}
-	if limited {
-		b.Matched = -1
-	}
-	if s.Limit > 0 && len(out) > s.Limit {
-		out, b.Limited = out[:s.Limit], true
-	}
+	out, matched, limited := cut(out, s.Limit, limited)
 	for i := range out {
 		if s.Fields&FieldAttributes == 0 {
 			out[i].Attributes = nil
@@ -319,8 +306,20 @@ func BoundLogs(s *LogScan, out []LogRow, scanned int64, limited bool) LogBatch {
 			out[i].Resource = nil
 		}
 	}
-	b.Logs = out
-	return b
+	return LogBatch{Logs: out, Matched: matched, Limited: limited, Scanned: scanned}
+}
+
+// cut applies a scan's limit to rows in order. Matched is every row, or unknown (-1) when the
+// rows were already incomplete; limited is true when rows are missing either way.
+func cut[T any](rows []T, limit int, incomplete bool) (out []T, matched int64, limited bool) {
+	matched, limited = int64(len(rows)), incomplete
+	if incomplete {
+		matched = -1
+	}
+	if limit > 0 && len(rows) > limit {
+		rows, limited = rows[:limit], true
+	}
+	return rows, matched, limited
 }
 
 // order turns an oldest-first comparison into the scan's order.
