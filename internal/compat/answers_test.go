@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/runlens/runlens/internal/contract"
+
+	"github.com/runlens/runlens/internal/testkit"
 )
 
 // answer is what a client reported for one tool call, whichever client it was.
@@ -32,12 +34,13 @@ type published struct {
 
 // sharedSchemas is one validator for the whole run, so each schema compiles once.
 var sharedSchemas = sync.OnceValue(func() *published {
-	return &published{root: rootDir, v: contract.NewValidator(), cache: map[string][]byte{}}
+	root, _ := testkit.Root() // schemas checks it first
+	return &published{root: root, v: contract.NewValidator(), cache: map[string][]byte{}}
 })
 
 // schemas returns the run's shared validator.
 func schemas(t testing.TB) *published {
-	repoRoot(t) // sets rootDir before the first use
+	repoRoot(t) // fails the test when there is no root to read schemas from
 	return sharedSchemas()
 }
 

@@ -1,19 +1,18 @@
 package agentloop
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/runlens/runlens/internal/testkit"
 )
 
 // buildDir holds the runlens binary built for this test run; TestMain removes it.
@@ -42,95 +41,25 @@ func unavailable(t testing.TB, format string, args ...any) {
 	t.Skipf("%s; run `make tools` or set RUNLENS_NODE_TOOLS to run this test", msg)
 }
 
-// repoRoot is the module root, above the test's working directory.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
 // runlensBinary builds ./cmd/runlens once per test run: the tests drive the real binary.
 func runlensBinary(t testing.TB) string {
 	t.Helper()
-	root := repoRoot(t)
-	binOnce.Do(func() {
-		out := filepath.Join(buildDir, "runlens")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/runlens")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			binErr = fmt.Errorf("go build ./cmd/runlens: %w\n%s", err, stderr.String())
-			return
-		}
-		binPath = out
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	bin, err := testkit.Binary(buildDir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binPath
+	return bin
 }
 
-var (
-	toolsOnce sync.Once
-	toolsDir  string
-	toolsErr  error
-)
-
-// nodeTools is the folder of the pinned Node tooling (.ci/tools): RUNLENS_NODE_TOOLS, as
-// `make test` sets it, or what .ci/install-tools installs and prints. It holds the Node 22
-// runtime (the machine's own node may be older) and the OpenTelemetry JS SDK.
+// nodeTools is the folder of the pinned Node tooling (.ci/tools): the Node 22 runtime and the
+// OpenTelemetry JS SDK.
 func nodeTools(t testing.TB) string {
 	t.Helper()
-	root := repoRoot(t)
-	toolsOnce.Do(func() {
-		dir := os.Getenv("RUNLENS_NODE_TOOLS")
-		if dir == "" {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, filepath.Join(root, ".ci", "install-tools"))
-			cmd.Dir = root
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				toolsErr = fmt.Errorf(".ci/install-tools: %w\n%s", err, stderr.String())
-				return
-			}
-			dir = strings.TrimSpace(stdout.String())
-		}
-		for _, rel := range []string{".bin/node", "@opentelemetry/sdk-trace-node", "@opentelemetry/exporter-trace-otlp-proto"} {
-			if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(rel))); err != nil {
-				toolsErr = fmt.Errorf("node tooling at %s lacks %s: %w", dir, rel, err)
-				return
-			}
-		}
-		toolsDir = dir
-	})
-	if toolsErr != nil {
-		unavailable(t, "node tooling unavailable: %v", toolsErr)
+	dir, err := testkit.NodeTools("@opentelemetry/sdk-trace-node", "@opentelemetry/exporter-trace-otlp-proto")
+	if err != nil {
+		unavailable(t, "node tooling unavailable: %v", err)
 	}
-	return toolsDir
+	return dir
 }
 
 // served is one MCP session with `runlens serve` over stdio.
