@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"testing"
@@ -178,8 +179,13 @@ func checkDerived(t *testing.T, s *Store) {
 		},
 		DBActivityTable: {
 			`SELECT Bucket, DbKey, ServiceName, DbSystem, Spans, Duration, Errors FROM ` + DBActivityTable,
-			`SELECT Timestamp / 3600000000000, DbKey, ServiceName, COALESCE(DbSystem, ''), COUNT(*), SUM(Duration),
+			`SELECT Timestamp / ` + bucketExpr + `, DbKey, ServiceName, COALESCE(DbSystem, ''), COUNT(*), SUM(Duration),
 				SUM(IsError) FROM ` + TracesTable + ` WHERE DbKey != '' GROUP BY 1, 2, 3, 4`,
+		},
+		EntryActivityTable: {
+			`SELECT Bucket, ServiceName, SpanName, Spans, Duration, Errors FROM ` + EntryActivityTable,
+			`SELECT Timestamp / ` + bucketExpr + `, ServiceName, SpanName, COUNT(*), SUM(Duration), SUM(IsError)
+				FROM ` + TracesTable + ` WHERE IsEntry = 1 GROUP BY 1, 2, 3`,
 		},
 	} {
 		for _, q := range []string{pair[0] + ` EXCEPT ` + pair[1], pair[1] + ` EXCEPT ` + pair[0]} {
@@ -187,6 +193,67 @@ func checkDerived(t *testing.T, s *Store) {
 			if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+q+`)`).Scan(&diff); err != nil || diff != 0 {
 				t.Errorf("%s differs from the rows in %d rows (%v)", name, diff, err)
 			}
+		}
+	}
+	checkSketches(t, db)
+}
+
+// checkSketches asserts that every rollup row's sketch is the sketch of its rows' durations,
+// byte for byte: kept exact through ingest, recomputation and pruning.
+func checkSketches(t *testing.T, db *sql.DB) {
+	t.Helper()
+	for _, c := range []struct{ table, rollup, rows string }{
+		{DBActivityTable, `SELECT Bucket || '/' || DbKey || '/' || ServiceName || '/' || DbSystem, Sketch FROM ` + DBActivityTable,
+			`SELECT (Timestamp / ` + bucketExpr + `) || '/' || DbKey || '/' || ServiceName || '/' || COALESCE(DbSystem, ''), Duration
+			FROM ` + TracesTable + ` WHERE DbKey != ''`},
+		{EntryActivityTable, `SELECT Bucket || '/' || ServiceName || '/' || SpanName, Sketch FROM ` + EntryActivityTable,
+			`SELECT (Timestamp / ` + bucketExpr + `) || '/' || ServiceName || '/' || SpanName, Duration FROM ` + TracesTable +
+				` WHERE IsEntry = 1`},
+	} {
+		want := map[string]sketch{}
+		rows, err := db.Query(c.rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var k string
+			var d int64
+			if err := rows.Scan(&k, &d); err != nil {
+				t.Fatal(err)
+			}
+			if want[k] == nil {
+				want[k] = sketch{}
+			}
+			want[k].add(d, 1)
+		}
+		rows.Close()
+		got := map[string][]byte{}
+		rows, err = db.Query(c.rollup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var k string
+			var b []byte
+			if err := rows.Scan(&k, &b); err != nil {
+				t.Fatal(err)
+			}
+			got[k] = b
+		}
+		rows.Close()
+		bad := 0
+		for k, w := range want {
+			if !bytes.Equal(got[k], w.encode()) {
+				bad++
+			}
+		}
+		for k := range got {
+			if want[k] == nil {
+				bad++
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d sketches differ from their rows' durations (of %d)", c.table, bad, len(want))
 		}
 	}
 }

@@ -83,7 +83,7 @@ func writeSpansOnce(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch
 		}
 		return copies, nil
 	}
-	if err := updateSeqs(ctx, tx, `UPDATE `+TracesTable+` SET IsEntry = 0, EntryRevisable = 0`, settled); err != nil {
+	if err := unsettleEntries(ctx, tx, st, settled); err != nil {
 		return nil, err
 	}
 	var newlyFailing []string
@@ -101,6 +101,9 @@ func writeSpansOnce(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch
 		roll.addSpan(r.row.StartNs, r.row.Service, 1)
 		if r.d.DBKey != "" {
 			roll.addDB(r.row.StartNs, r.d.DBKey, r.row.Service, r.d.DBSystem, r.row.DurationNs, boolInt(r.row.IsError()), 1)
+		}
+		if entry[i] && (r.shape == shapeEntry || r.shape == shapeFull) {
+			roll.addEntry(r.row.StartNs, r.row.Service, r.row.Name, r.row.DurationNs, boolInt(r.row.IsError()), 1)
 		}
 		if r.row.IsRoot() {
 			roll.addRun(r.row.StartNs, r.row.Service, r.d.Domain, 1, runErr[i])

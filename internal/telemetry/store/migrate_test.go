@@ -83,8 +83,8 @@ func TestAFileWrittenWithSchemaVersion2IsMigratedAndRecomputed(t *testing.T) {
 	conv := mustPreset(t, "otel")
 	s := openTestStore(t, Options{Path: path, Retention: 10000 * time.Hour, Conventions: conv})
 	var version int
-	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion || SchemaVersion != 3 {
-		t.Fatalf("schema version %d (%v), want 3", version, err)
+	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion || SchemaVersion != 4 {
+		t.Fatalf("schema version %d (%v), want 4", version, err)
 	}
 	waitDerived(t, s, conv)
 	if st, err := s.Stats(ctx); err != nil || st.Recomputing || st.Spans == 0 {
@@ -129,7 +129,7 @@ func downgrade(t *testing.T, path string) {
 		stmts = append(stmts, `ALTER TABLE otel_logs DROP COLUMN `+c)
 	}
 	stmts = append(stmts, `DROP TABLE `+ActivityTable, `DROP TABLE `+RunActivityTable, `DROP TABLE `+DBActivityTable,
-		`DROP TABLE `+DeferredTable, `DELETE FROM meta WHERE key LIKE 'derived_%'`, migrations[0], `PRAGMA user_version = 1`)
+		`DROP TABLE `+EntryActivityTable, `DROP TABLE `+DeferredTable, `DELETE FROM meta WHERE key LIKE 'derived_%'`, migrations[0], `PRAGMA user_version = 1`)
 	for _, q := range stmts {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -199,4 +199,64 @@ func TestOtherConventionsAreDeclinedThenRecomputedInTheBackground(t *testing.T) 
 	src.capabilitiesHandle(t, netscript, w)
 	windows := windowsAround(now, 3*time.Hour)[:3]
 	src.compareAll(t, netscript, windows, runIDsOf(t, src.mem, windows[0]))
+}
+
+// toSchema3 turns a store file back into schema version 3, as the build before the duration
+// sketches wrote it: no entry span rollup, and a database rollup with hour buckets and no
+// sketch column.
+func toSchema3(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`DROP TABLE ` + EntryActivityTable,
+		`DROP TABLE ` + DBActivityTable,
+		`CREATE TABLE otel_db_activity (Bucket INTEGER NOT NULL, DbKey TEXT NOT NULL, ServiceName TEXT NOT NULL,
+			DbSystem TEXT NOT NULL, Spans INTEGER NOT NULL DEFAULT 0, Duration INTEGER NOT NULL DEFAULT 0,
+			Errors INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (Bucket, DbKey, ServiceName, DbSystem)) WITHOUT ROWID`,
+		`INSERT INTO otel_db_activity SELECT Timestamp / 3600000000000, DbKey, ServiceName, COALESCE(DbSystem, ''), COUNT(*),
+			SUM(Duration), SUM(IsError) FROM otel_traces WHERE DbKey != '' GROUP BY 1, 2, 3, 4`,
+		`PRAGMA user_version = 3`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func TestAStoreOfSchemaVersion3GetsItsDurationSketchesOnOpen(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	conv := mustPreset(t, "otel")
+	first := openTestStore(t, Options{Retention: 30 * 24 * time.Hour, Conventions: conv})
+	deliver(t, first, nil, newRandomTelemetry(7, scaled(120), now, 3*time.Hour))
+	path := first.Path()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	toSchema3(t, path)
+	if _, err := Open(ctx, Options{Path: path, ReadOnly: true}); !errors.Is(err, ErrNotInitialized) {
+		t.Fatalf("a reader opened a file of schema version 3: %v", err)
+	}
+	s := openTestStore(t, Options{Path: path, Retention: 30 * 24 * time.Hour, Conventions: conv})
+	var entries, sketched int
+	if err := s.DB().QueryRow(`SELECT (SELECT COUNT(*) FROM `+EntryActivityTable+` WHERE Sketch IS NOT NULL),
+		(SELECT COUNT(*) FROM `+DBActivityTable+` WHERE Sketch IS NOT NULL)`).Scan(&entries, &sketched); err != nil {
+		t.Fatal(err)
+	}
+	if entries == 0 || sketched == 0 {
+		t.Fatalf("after the migration %d entry and %d database rollup rows have sketches", entries, sketched)
+	}
+	// The derived columns were current: no recomputation, the capabilities answer at once.
+	if ok, err := s.derivedCurrent(ctx, conventionsFingerprint(conv)); err != nil || !ok {
+		t.Fatalf("derived columns not current after the migration (%v)", err)
+	}
+	checkDerived(t, s)
+	sketchExactMax = 0 // every percentile from the sketches
+	t.Cleanup(func() { sketchExactMax = 20_000 })
+	src := sourcesOver(s, mirrorOf(t, s), conv)
+	src.capabilitiesHandle(t, conv, windowsAround(now, 3*time.Hour)[0])
 }

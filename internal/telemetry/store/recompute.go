@@ -272,6 +272,9 @@ func recomputeSpans(ctx context.Context, tx *sql.Tx, st *statements, state recom
 			roll.addRun(r.row.StartNs, r.row.Service, r.d.Domain, -1, -r.runErr)
 			roll.addRun(r.row.StartNs, r.row.Service, d.Domain, 1, runErr)
 		}
+		if entry != r.isEntry {
+			roll.addEntry(r.row.StartNs, r.row.Service, r.row.Name, r.row.DurationNs, boolInt(r.row.IsError()), boolInt(entry)-boolInt(r.isEntry))
+		}
 		if d.DBKey != r.d.DBKey || d.DBSystem != r.d.DBSystem {
 			isErr := boolInt(r.row.IsError())
 			if r.d.DBKey != "" {

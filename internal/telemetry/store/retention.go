@@ -106,7 +106,7 @@ func (s *Store) pruneToSize(ctx context.Context) (int64, error) {
 func deletedColumns(table string) string {
 	if table == TracesTable {
 		return ` RETURNING Timestamp, ServiceName, IsError, IsRoot, COALESCE(Domain, ''), RunErrored,
-			COALESCE(DbKey, ''), COALESCE(DbSystem, ''), Duration, IsOrigin, TraceId, SpanId`
+			COALESCE(DbKey, ''), COALESCE(DbSystem, ''), Duration, IsOrigin, TraceId, SpanId, IsEntry, SpanName`
 	}
 	return ` RETURNING Timestamp, ServiceName, IsError, TraceFailing, TraceId`
 }
@@ -124,11 +124,11 @@ func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...an
 		roll := &st.roll
 		var gone deletedRows
 		for rows.Next() {
-			var ns, isError, isRoot, runErr, duration, isOrigin int64
-			var service, domain, key, system, trace, span string
+			var ns, isError, isRoot, runErr, duration, isOrigin, isEntry int64
+			var service, domain, key, system, trace, span, name string
 			dest := []any{&ns, &service, &isError}
 			if table == TracesTable {
-				dest = append(dest, &isRoot, &domain, &runErr, &key, &system, &duration, &isOrigin, &trace, &span)
+				dest = append(dest, &isRoot, &domain, &runErr, &key, &system, &duration, &isOrigin, &trace, &span, &isEntry, &name)
 			} else {
 				dest = append(dest, &isOrigin, &trace) // TraceFailing, TraceId
 			}
@@ -145,6 +145,9 @@ func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...an
 				}
 				if key != "" {
 					roll.addDB(ns, key, service, system, duration, isError, -1)
+				}
+				if isEntry == 1 {
+					roll.addEntry(ns, service, name, duration, isError, -1)
 				}
 				gone.span(trace, span, isError == 1)
 				continue

@@ -12,6 +12,7 @@ type rollup struct {
 	activity map[activityKey]*activityCounts
 	runs     map[runKey]*runCounts
 	db       map[dbKey]*dbCounts
+	entries  map[entryKey]*durCounts
 }
 
 type activityKey struct {
@@ -33,7 +34,31 @@ type dbKey struct {
 	key, service, system string
 }
 
-type dbCounts struct{ spans, duration, errors int64 }
+type dbCounts = durCounts
+
+type entryKey struct {
+	bucket        int64
+	service, name string
+}
+
+// durCounts are a rollup row's span count, total duration and error count, and the sketch of
+// the durations (sketch.go).
+type durCounts struct {
+	spans, duration, errors int64
+	sk                      sketch
+}
+
+func (c *durCounts) add(duration, isError, n int64) {
+	c.spans += n
+	c.duration += duration * n
+	c.errors += isError * n
+	if c.sk == nil {
+		c.sk = sketch{}
+	}
+	c.sk.add(duration, n)
+}
+
+func (c *durCounts) zero() bool { return c.spans == 0 && c.duration == 0 && c.errors == 0 && len(c.sk) == 0 }
 
 func bucketOf(ns int64) int64 { return ns / bucketNs }
 
@@ -80,9 +105,21 @@ func (r *rollup) addDB(ns int64, key, service, system string, duration, isError,
 		c = &dbCounts{}
 		r.db[k] = c
 	}
-	c.spans += n
-	c.duration += duration * n
-	c.errors += isError * n
+	c.add(duration, isError, n)
+}
+
+// addEntry counts n entry spans (n is -1 to remove one) named name of service at ns.
+func (r *rollup) addEntry(ns int64, service, name string, duration, isError, n int64) {
+	if r.entries == nil {
+		r.entries = map[entryKey]*durCounts{}
+	}
+	k := entryKey{bucketOf(ns), service, name}
+	c := r.entries[k]
+	if c == nil {
+		c = &durCounts{}
+		r.entries[k] = c
+	}
+	c.add(duration, isError, n)
 }
 
 func (r *rollup) activityAt(ns int64, service string) *activityCounts {
@@ -133,18 +170,44 @@ func (r *rollup) apply(ctx context.Context, tx *sql.Tx, st *statements) error {
 			}
 		}
 	}
+	if len(r.db) == 0 && len(r.entries) == 0 {
+		return nil
+	}
+	return r.applyDurations(ctx, tx.StmtContext(ctx, st.addDBActivity), tx.StmtContext(ctx, st.dropDBActivity),
+		tx.StmtContext(ctx, st.addEntryAct), tx.StmtContext(ctx, st.dropEntryAct))
+}
+
+// applyDurations writes the accumulated changes of the database and entry span rollups with
+// the given upsert and delete statements (statements.go).
+func (r *rollup) applyDurations(ctx context.Context, addDB, dropDB, addEntry, dropEntry *sql.Stmt) error {
 	if len(r.db) > 0 {
-		add, drop := tx.StmtContext(ctx, st.addDBActivity), tx.StmtContext(ctx, st.dropDBActivity)
+		add, drop := addDB, dropDB
 		for k, c := range r.db {
-			if *c == (dbCounts{}) {
+			if c.zero() {
 				continue
 			}
-			if _, err := add.ExecContext(ctx, k.bucket, k.key, k.service, k.system, c.spans, c.duration, c.errors); err != nil {
+			if _, err := add.ExecContext(ctx, k.bucket, k.key, k.service, k.system, c.spans, c.duration, c.errors, c.sk.encode()); err != nil {
 				return fmt.Errorf("update database rollup: %w", err)
 			}
 			if c.spans < 0 {
 				if _, err := drop.ExecContext(ctx, k.bucket, k.key, k.service, k.system); err != nil {
 					return fmt.Errorf("update database rollup: %w", err)
+				}
+			}
+		}
+	}
+	if len(r.entries) > 0 {
+		add, drop := addEntry, dropEntry
+		for k, c := range r.entries {
+			if c.zero() {
+				continue
+			}
+			if _, err := add.ExecContext(ctx, k.bucket, k.service, k.name, c.spans, c.duration, c.errors, c.sk.encode()); err != nil {
+				return fmt.Errorf("update entry span rollup: %w", err)
+			}
+			if c.spans < 0 {
+				if _, err := drop.ExecContext(ctx, k.bucket, k.service, k.name); err != nil {
+					return fmt.Errorf("update entry span rollup: %w", err)
 				}
 			}
 		}

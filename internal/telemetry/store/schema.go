@@ -138,7 +138,9 @@ package store
 //	otel_run_activity  (Bucket, ServiceName, Domain) -> Runs (root spans), ErroredRuns
 //	                   (roots with RunErrored = 1)
 //	otel_db_activity   (Bucket, DbKey, ServiceName, DbSystem) -> Spans, Duration (total ns),
-//	                   Errors (error spans) — with hour buckets (Timestamp / 3600 s)
+//	                   Errors (error spans), Sketch (the durations' sketch, sketch.go)
+//	otel_entry_activity (Bucket, ServiceName, SpanName) -> Spans, Duration, Errors, Sketch of
+//	                   the entry spans (IsEntry = 1)
 //
 // Every write keeps them exact in the same transaction as the rows: ingest adds, pruning
 // subtracts what it deletes, a flag or key that changes moves its count. Any new statement that
@@ -406,6 +408,34 @@ CREATE TABLE otel_db_activity (
 	PRIMARY KEY (Bucket, DbKey, ServiceName, DbSystem)
 ) WITHOUT ROWID;
 `,
+	// 4: duration sketches (sketch.go) in the database rollup, now with five-minute buckets,
+	// and a rollup of entry spans per service and span name. Both start empty; migrate fills
+	// them from the rows in the same transaction (fillSketchRollups), as the columns stand —
+	// a recomputation still pending moves them as it goes.
+	`
+DROP TABLE otel_db_activity;
+CREATE TABLE otel_db_activity (
+	Bucket      INTEGER NOT NULL,
+	DbKey       TEXT    NOT NULL,
+	ServiceName TEXT    NOT NULL,
+	DbSystem    TEXT    NOT NULL,
+	Spans       INTEGER NOT NULL DEFAULT 0,
+	Duration    INTEGER NOT NULL DEFAULT 0,
+	Errors      INTEGER NOT NULL DEFAULT 0,
+	Sketch      BLOB,
+	PRIMARY KEY (Bucket, DbKey, ServiceName, DbSystem)
+) WITHOUT ROWID;
+CREATE TABLE otel_entry_activity (
+	Bucket      INTEGER NOT NULL,
+	ServiceName TEXT    NOT NULL,
+	SpanName    TEXT    NOT NULL,
+	Spans       INTEGER NOT NULL DEFAULT 0,
+	Duration    INTEGER NOT NULL DEFAULT 0,
+	Errors      INTEGER NOT NULL DEFAULT 0,
+	Sketch      BLOB,
+	PRIMARY KEY (Bucket, ServiceName, SpanName)
+) WITHOUT ROWID;
+`,
 }
 
 // Table and meta key names, shared by the writer, the pruner and the query code so a rename
@@ -424,14 +454,18 @@ const (
 	ActivityTable    = "otel_activity"
 	RunActivityTable = "otel_run_activity"
 	DBActivityTable  = "otel_db_activity"
+	// EntryActivityTable is the rollup of analyze_service_performance: entry spans per service
+	// and span name.
+	EntryActivityTable = "otel_entry_activity"
 	// DeferredTable lists the failing traces too large to recompute at ingest.
 	DeferredTable = "otel_deferred_traces"
 	// bucketNs is the width of a rollup bucket: five minutes. The migration's SQL repeats it;
 	// bucketExpr is the same number for SQL text.
 	bucketNs   int64 = 300_000_000_000
 	bucketExpr       = "300000000000"
-	// dbBucketNs is the width of a database rollup bucket: an hour.
-	dbBucketNs int64 = 3_600_000_000_000
+	// dbBucketNs is the width of a database rollup bucket: five minutes since schema version 4
+	// (an hour before), so a window's partial edges hold at most ten minutes of rows.
+	dbBucketNs = bucketNs
 )
 
 // SchemaVersion is the number of migrations this build knows; PRAGMA user_version of an

@@ -114,9 +114,9 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 	return settled, nil
 }
 
-// updateSeqs runs update (an UPDATE without WHERE) on the rows with the given sequence
-// numbers, a few hundred at a time.
-func updateSeqs(ctx context.Context, tx *sql.Tx, update string, seqs []int64) error {
+// unsettleEntries clears the entry flag of the stored spans seqs (a parent of their own
+// service arrived) and moves them out of the entry span rollup.
+func unsettleEntries(ctx context.Context, tx *sql.Tx, st *statements, seqs []int64) error {
 	const chunk = 500
 	for lo := 0; lo < len(seqs); lo += chunk {
 		part := seqs[lo:min(lo+chunk, len(seqs))]
@@ -124,7 +124,22 @@ func updateSeqs(ctx context.Context, tx *sql.Tx, update string, seqs []int64) er
 		for i, v := range part {
 			args[i] = v
 		}
-		if _, err := tx.ExecContext(ctx, update+` WHERE Seq IN (`+placeholders(len(part))+`)`, args...); err != nil {
+		rows, err := tx.QueryContext(ctx, `UPDATE `+TracesTable+` SET IsEntry = 0, EntryRevisable = 0 WHERE IsEntry = 1 AND Seq IN (`+
+			placeholders(len(part))+`) RETURNING Timestamp, ServiceName, SpanName, Duration, IsError`, args...)
+		if err != nil {
+			return fmt.Errorf("settle entry spans: %w", err)
+		}
+		for rows.Next() {
+			var ns, duration, isError int64
+			var service, name string
+			if err := rows.Scan(&ns, &service, &name, &duration, &isError); err != nil {
+				rows.Close()
+				return fmt.Errorf("settle entry spans: %w", err)
+			}
+			st.roll.addEntry(ns, service, name, duration, isError, -1)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return fmt.Errorf("settle entry spans: %w", err)
 		}
 	}
@@ -514,7 +529,7 @@ func settleDeleted(ctx context.Context, tx *sql.Tx, st *statements, d *deletedRo
 			lostErrors = append(lostErrors, t)
 		}
 		if len(d.ids[t]) > 0 {
-			if err := settleOrphans(ctx, tx, t, d.ids[t]); err != nil {
+			if err := settleOrphans(ctx, tx, st, t, d.ids[t]); err != nil {
 				return err
 			}
 		}
@@ -542,13 +557,13 @@ func settleDeleted(ctx context.Context, tx *sql.Tx, st *statements, d *deletedRo
 
 // settleOrphans re-decides the entry flag of the remaining spans of trace t whose parent id is
 // among the deleted ids and that are not entries: without that parent they may be.
-func settleOrphans(ctx context.Context, tx *sql.Tx, t string, deleted []string) error {
+func settleOrphans(ctx context.Context, tx *sql.Tx, st *statements, t string, deleted []string) error {
 	var below []storedSpan
 	const chunk = 400
 	for lo := 0; lo < len(deleted); lo += chunk {
 		part := deleted[lo:min(lo+chunk, len(deleted))]
-		rows, err := tx.QueryContext(ctx, `SELECT Seq, TraceId, SpanId, ParentSpanId, SpanKind, ServiceName, StatusCode FROM `+
-			TracesTable+` WHERE TraceId = ? AND IsEntry = 0 AND ParentSpanId IN (`+placeholders(len(part))+`)`,
+		rows, err := tx.QueryContext(ctx, `SELECT Seq, TraceId, SpanId, ParentSpanId, SpanKind, ServiceName, StatusCode, Timestamp,
+			SpanName, Duration FROM `+TracesTable+` WHERE TraceId = ? AND IsEntry = 0 AND ParentSpanId IN (`+placeholders(len(part))+`)`,
 			append([]any{t}, anys(part)...)...)
 		if err != nil {
 			return fmt.Errorf("find orphaned spans: %w", err)
@@ -556,7 +571,7 @@ func settleOrphans(ctx context.Context, tx *sql.Tx, t string, deleted []string) 
 		for rows.Next() {
 			var c storedSpan
 			if err := rows.Scan(&c.seq, &c.row.TraceID, &c.row.SpanID, &c.row.ParentSpanID, &c.row.Kind, &c.row.Service,
-				&c.row.StatusCode); err != nil {
+				&c.row.StatusCode, &c.row.StartNs, &c.row.Name, &c.row.DurationNs); err != nil {
 				rows.Close()
 				return fmt.Errorf("find orphaned spans: %w", err)
 			}
@@ -586,6 +601,7 @@ func settleOrphans(ctx context.Context, tx *sql.Tx, t string, deleted []string) 
 			boolInt(revisable(c.row, true)), c.seq); err != nil {
 			return fmt.Errorf("settle orphaned span: %w", err)
 		}
+		st.roll.addEntry(c.row.StartNs, c.row.Service, c.row.Name, c.row.DurationNs, boolInt(c.row.IsError()), 1)
 	}
 	return nil
 }

@@ -139,7 +139,25 @@ type statements struct {
 	dropRunActivity *sql.Stmt
 	addDBActivity   *sql.Stmt
 	dropDBActivity  *sql.Stmt
+	addEntryAct     *sql.Stmt
+	dropEntryAct    *sql.Stmt
 }
+
+// The upserts and deletes of the duration rollups, shared by the writer and the migration
+// that fills them.
+const (
+	addDBActivitySQL = `INSERT INTO ` + DBActivityTable + ` (Bucket, DbKey, ServiceName, DbSystem, Spans, Duration, Errors, Sketch)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, DbKey, ServiceName, DbSystem) DO UPDATE SET
+		Spans = Spans + excluded.Spans, Duration = Duration + excluded.Duration, Errors = Errors + excluded.Errors,
+		Sketch = ` + sketchMergeFunc + `(Sketch, excluded.Sketch)`
+	dropDBActivitySQL = `DELETE FROM ` + DBActivityTable + ` WHERE Bucket = ? AND DbKey = ? AND ServiceName = ? AND DbSystem = ?
+		AND Spans = 0`
+	addEntryActivitySQL = `INSERT INTO ` + EntryActivityTable + ` (Bucket, ServiceName, SpanName, Spans, Duration, Errors, Sketch)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName, SpanName) DO UPDATE SET
+		Spans = Spans + excluded.Spans, Duration = Duration + excluded.Duration, Errors = Errors + excluded.Errors,
+		Sketch = ` + sketchMergeFunc + `(Sketch, excluded.Sketch)`
+	dropEntryActivitySQL = `DELETE FROM ` + EntryActivityTable + ` WHERE Bucket = ? AND ServiceName = ? AND SpanName = ? AND Spans = 0`
+)
 
 func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 	st := &statements{}
@@ -202,11 +220,10 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName, Domain) DO UPDATE SET
 		Runs = Runs + excluded.Runs, ErroredRuns = ErroredRuns + excluded.ErroredRuns`)
 	prep(&st.dropActivity, `DELETE FROM `+ActivityTable+` WHERE Bucket = ? AND ServiceName = ? AND Spans = 0 AND Logs = 0`)
-	prep(&st.addDBActivity, `INSERT INTO `+DBActivityTable+` (Bucket, DbKey, ServiceName, DbSystem, Spans, Duration, Errors)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, DbKey, ServiceName, DbSystem) DO UPDATE SET
-		Spans = Spans + excluded.Spans, Duration = Duration + excluded.Duration, Errors = Errors + excluded.Errors`)
-	prep(&st.dropDBActivity, `DELETE FROM `+DBActivityTable+` WHERE Bucket = ? AND DbKey = ? AND ServiceName = ? AND DbSystem = ?
-		AND Spans = 0`)
+	prep(&st.addDBActivity, addDBActivitySQL)
+	prep(&st.dropDBActivity, dropDBActivitySQL)
+	prep(&st.addEntryAct, addEntryActivitySQL)
+	prep(&st.dropEntryAct, dropEntryActivitySQL)
 	prep(&st.dropRunActivity, `DELETE FROM `+RunActivityTable+` WHERE Bucket = ? AND ServiceName = ? AND Domain = ? AND Runs = 0`)
 	if err != nil {
 		st.close()
@@ -221,7 +238,7 @@ func (st *statements) close() {
 	all := []*sql.Stmt{st.readHighWater, st.writeHighWater, st.insertLog, st.insertLogs, st.storedErrorTraces,
 		st.storedFewErrorTraces, st.revisable, st.revisableFew, st.markTraceErrored, st.markFewTraceErrored,
 		st.markLogsFailing, st.markFewLogsFailing, st.addActivity, st.addRunActivity, st.dropActivity,
-		st.dropRunActivity, st.addDBActivity, st.dropDBActivity, st.loadTrace, st.traceErrorLogs, st.setOccurrence}
+		st.dropRunActivity, st.addDBActivity, st.dropDBActivity, st.addEntryAct, st.dropEntryAct, st.loadTrace, st.traceErrorLogs, st.setOccurrence}
 	all = append(append(all, st.insertSpan[:]...), st.insertSpans[:]...)
 	for _, s := range st.inserts {
 		all = append(all, s)

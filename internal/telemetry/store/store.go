@@ -241,6 +241,11 @@ func migrate(ctx context.Context, db *sql.DB, convFP string) (recompute bool, er
 			return false, fmt.Errorf("apply migration %d: %w", i+1, err)
 		}
 	}
+	if version < sketchSchemaVersion {
+		if err := fillSketchRollups(ctx, tx); err != nil {
+			return false, err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(len(migrations))); err != nil {
 		return false, fmt.Errorf("record schema version: %w", err)
 	}
