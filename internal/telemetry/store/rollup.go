@@ -58,7 +58,9 @@ func (c *durCounts) add(duration, isError, n int64) {
 	c.sk.add(duration, n)
 }
 
-func (c *durCounts) zero() bool { return c.spans == 0 && c.duration == 0 && c.errors == 0 && len(c.sk) == 0 }
+func (c *durCounts) zero() bool {
+	return c.spans == 0 && c.duration == 0 && c.errors == 0 && len(c.sk) == 0
+}
 
 func bucketOf(ns int64) int64 { return ns / bucketNs }
 
