@@ -39,6 +39,9 @@ type AnalyzeDBBottlenecksOutput struct {
 	// Operations paging.
 	Page Page `json:"page"`
 
+	// Percentiles' relative error bound; 0: exact.
+	PercentileRelativeError float64 `json:"percentileRelativeError"`
+
 	// Query spans.
 	SampleCount int `json:"sampleCount"`
 
@@ -157,6 +160,9 @@ type AnalyzeServicePerformanceOutput struct {
 
 	// p99, ms.
 	P99DurationMs float64 `json:"p99DurationMs"`
+
+	// Percentiles' relative error bound; 0: exact.
+	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
 	// Entry spans (or the operation's spans).
 	SampleCount int `json:"sampleCount"`

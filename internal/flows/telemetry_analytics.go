@@ -65,6 +65,7 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 			return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
 		}
 		out.Comparison = comparison(f.perfOut(b, *before), out)
+		out.PercentileRelativeError = max(out.PercentileRelativeError, b.PercentileError)
 	}
 	if in.Detail == gen.DetailSummary {
 		out.TopOperations = nil
@@ -91,7 +92,7 @@ func (f *Flows) perfOut(p telemetry.Performance, w telemetry.Window) gen.Analyze
 	out := gen.AnalyzeServicePerformanceOutput{
 		Service: p.Service, SinceUnixMs: int(w.StartMs), SampleCount: int(p.SampleCount), ErrorCount: int(p.ErrorCount),
 		AverageDurationMs: p.AverageMs, P50DurationMs: p.P50Ms, P95DurationMs: p.P95Ms, P99DurationMs: p.P99Ms,
-		Scan: f.scanOut(p.Scan),
+		PercentileRelativeError: p.PercentileError, Scan: f.scanOut(p.Scan),
 	}
 	if p.SampleCount > 0 {
 		out.ErrorRate = round4(float64(p.ErrorCount) / float64(p.SampleCount))
@@ -169,7 +170,8 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 	if err != nil {
 		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)
 	}
-	out := gen.AnalyzeDBBottlenecksOutput{SinceUnixMs: int(w.StartMs), SampleCount: int(rep.SampleCount), Scan: f.scanOut(rep.Scan)}
+	out := gen.AnalyzeDBBottlenecksOutput{SinceUnixMs: int(w.StartMs), SampleCount: int(rep.SampleCount),
+		PercentileRelativeError: rep.PercentileError, Scan: f.scanOut(rep.Scan)}
 	if len(rep.KnownSystems) > 0 {
 		out.KnownSystems = rep.KnownSystems
 	}

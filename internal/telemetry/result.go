@@ -182,6 +182,9 @@ type Performance struct {
 	// KnownOperations, when an operation filter matched nothing, names the service's entry
 	// operations in the window (bounded).
 	KnownOperations []string
+	// PercentileError bounds the relative error of the percentiles (0: exact; a source that
+	// aggregates into sketches states their accuracy).
+	PercentileError float64
 	Scan            Scan
 }
 
@@ -204,7 +207,10 @@ type DBReport struct {
 	Total int
 	// KnownSystems, when a system filter matched nothing, names the systems seen (bounded).
 	KnownSystems []string
-	Scan         Scan
+	// PercentileError bounds the relative error of the operations' p95 (0: exact; a source
+	// that aggregates into sketches states their accuracy).
+	PercentileError float64
+	Scan            Scan
 }
 
 // DBOperationStats are one database operation's statistics: one system and one normalized

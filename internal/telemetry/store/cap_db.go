@@ -122,7 +122,13 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 		if err != nil {
 			return rep, err
 		}
-		p95, err := keyP95(ctx, tx, whole, g.key, g.count)
+		var p95 int64
+		if g.count <= sketchExactMax || lo >= hi {
+			p95, err = keyP95(ctx, tx, whole, g.key, g.count)
+		} else {
+			p95, err = keySketchP95(ctx, tx, q, g.key, lo, hi, edges)
+			rep.PercentileError = SketchRelativeError
+		}
 		if err != nil {
 			return rep, err
 		}
@@ -185,6 +191,41 @@ func keyP95(ctx context.Context, tx *sql.Tx, f filter, key string, n int64) (int
 		return 0, fmt.Errorf("read database durations: %w", err)
 	}
 	return nthSmallest(ds, telemetry.RankIndex(len(ds), 0.95)), nil
+}
+
+// keySketchP95 is the p95 of operation key's durations from the sketches of its whole
+// buckets [lo, hi) merged with the exact durations of the window's edges: within
+// SketchRelativeError of the exact one.
+func keySketchP95(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, key string, lo, hi int64, edges [][2]int64) (int64, error) {
+	sk := sketch{}
+	var f filter
+	f.add("Bucket >= ? AND Bucket < ?", lo, hi)
+	f.add("DbKey = ?", key)
+	f.service("ServiceName", q.Service)
+	err := eachRow(ctx, tx, `SELECT Sketch FROM `+DBActivityTable+f.where(), f.args, func(scan func(...any) error) error {
+		var b []byte
+		if err := scan(&b); err != nil {
+			return err
+		}
+		return sk.mergeBlob(b)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read database sketches: %w", err)
+	}
+	for _, e := range edges {
+		f := dbFilter(q, e)
+		f.add("DbKey = ?", key)
+		err := eachRow(ctx, tx, `SELECT Duration FROM `+TracesTable+f.where(), f.args, func(scan func(...any) error) error {
+			var d int64
+			err := scan(&d)
+			sk.add(d, 1)
+			return err
+		})
+		if err != nil {
+			return 0, fmt.Errorf("read database durations: %w", err)
+		}
+	}
+	return sk.quantile(0.95), nil
 }
 
 // newestOperation reads the operation of key's newest span passing f (in scan order).

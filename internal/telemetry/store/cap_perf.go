@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -20,6 +21,12 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		var samples, entries []telemetry.SpanRow
 		var err error
+		if q.Operation == "" {
+			var done bool
+			if p, done, err = sketchedPerformance(ctx, tx, q); err != nil || done {
+				return err
+			}
+		}
 		if q.Operation != "" {
 			if samples, err = performanceSamples(ctx, tx, q, false); err != nil {
 				return err
@@ -45,6 +52,96 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 		return nil
 	})
 	return p, handled, err
+}
+
+// sketchedPerformance answers over the service's entry spans from the entry span rollup when
+// the window has whole buckets and holds more than sketchExactMax entry spans: counts, totals
+// and sketches of the whole buckets, plus the exact durations of the edges (at most ten
+// minutes of rows); done is false when the exact path answers instead.
+func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.PerformanceQuery) (telemetry.Performance, bool, error) {
+	sp := splitWindow(q.Window)
+	if sp.lo >= sp.hi {
+		return telemetry.Performance{}, false, nil
+	}
+	type op struct {
+		count, sum, errors int64
+		sk                 sketch
+	}
+	ops := map[string]*op{}
+	at := func(name string) *op {
+		o := ops[name]
+		if o == nil {
+			o = &op{sk: sketch{}}
+			ops[name] = o
+		}
+		return o
+	}
+	var f filter
+	f.add("Bucket >= ? AND Bucket < ?", sp.lo, sp.hi)
+	f.service("ServiceName", q.Service)
+	err := eachRow(ctx, tx, `SELECT SpanName, Spans, Duration, Errors, Sketch FROM `+EntryActivityTable+f.where(), f.args,
+		func(scan func(...any) error) error {
+			var name string
+			var c, sum, errs int64
+			var blob []byte
+			if err := scan(&name, &c, &sum, &errs, &blob); err != nil {
+				return err
+			}
+			o := at(name)
+			o.count += c
+			o.sum += sum
+			o.errors += errs
+			return o.sk.mergeBlob(blob)
+		})
+	if err != nil {
+		return telemetry.Performance{}, false, fmt.Errorf("read entry span rollup: %w", err)
+	}
+	for _, e := range sp.edges {
+		var f filter
+		f.add("IsEntry = 1")
+		f.service("ServiceName", q.Service)
+		f.add("Timestamp >= ? AND Timestamp < ?", e[0], e[1])
+		err := eachRow(ctx, tx, `SELECT SpanName, Duration, IsError FROM `+TracesTable+` INDEXED BY otel_traces_entries`+f.where(), f.args,
+			func(scan func(...any) error) error {
+				var name string
+				var d, isErr int64
+				if err := scan(&name, &d, &isErr); err != nil {
+					return err
+				}
+				o := at(name)
+				o.count++
+				o.sum += d
+				o.errors += isErr
+				o.sk.add(d, 1)
+				return nil
+			})
+		if err != nil {
+			return telemetry.Performance{}, false, fmt.Errorf("read service spans: %w", err)
+		}
+	}
+	p := telemetry.Performance{Service: q.Service, PercentileError: SketchRelativeError}
+	all := sketch{}
+	var sum int64
+	stats := make([]telemetry.OperationStats, 0, len(ops))
+	for name, o := range ops {
+		if o.count == 0 {
+			continue
+		}
+		all.merge(o.sk)
+		sum += o.sum
+		p.SampleCount += o.count
+		p.ErrorCount += o.errors
+		stats = append(stats, telemetry.OperationStats{Name: name, Count: o.count, ErrorCount: o.errors,
+			P50Ms: telemetry.Ms(o.sk.quantile(0.5)), P95Ms: telemetry.Ms(o.sk.quantile(0.95))})
+	}
+	if p.SampleCount <= sketchExactMax {
+		return telemetry.Performance{}, false, nil
+	}
+	p.Scan = windowScan(q.Window, p.SampleCount)
+	p.AverageMs = telemetry.Ms(sum / p.SampleCount)
+	p.P50Ms, p.P95Ms, p.P99Ms = telemetry.Ms(all.quantile(0.5)), telemetry.Ms(all.quantile(0.95)), telemetry.Ms(all.quantile(0.99))
+	p.TopOperations = telemetry.TopOperations(stats, cmp.Or(q.TopN, 5))
+	return p, true, nil
 }
 
 // performanceSamples reads the service's entry spans in the window (entries), or its spans
