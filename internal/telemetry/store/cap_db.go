@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
@@ -57,11 +59,41 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 	}
 	lo, hi, edges := splitHours(q.Window)
 	if lo < hi {
+		// Each operation's whole buckets, one range of the rollup's key each (skipping from
+		// one operation to the next), summed by SQLite into one text per operation.
 		var f filter
-		f.add("Bucket >= ? AND Bucket < ?", lo, hi)
-		f.service("ServiceName", q.Service)
-		if err := eachRow(ctx, tx, `SELECT DbKey, DbSystem, SUM(Spans), SUM(Duration), SUM(Errors) FROM `+DBActivityTable+f.where()+
-			` GROUP BY DbKey, DbSystem`, f.args, add); err != nil {
+		f.add("r.DbKey = ops.k")
+		f.add("r.Bucket >= ? AND r.Bucket < ?", lo, hi)
+		f.service("r.ServiceName", q.Service)
+		if err := eachRow(ctx, tx, `WITH RECURSIVE ops(k) AS (
+			SELECT MIN(DbKey) FROM `+DBActivityTable+`
+			UNION ALL
+			SELECT (SELECT MIN(DbKey) FROM `+DBActivityTable+` WHERE DbKey > ops.k) FROM ops WHERE ops.k IS NOT NULL
+		) SELECT ops.k, (SELECT COALESCE(SUM(r.Spans) || char(31) || SUM(r.Duration) || char(31) || SUM(r.Errors) || char(31) ||
+			MAX(r.DbSystem), '') FROM `+DBActivityTable+` r`+f.where()+`) FROM ops WHERE ops.k IS NOT NULL`, f.args,
+			func(scan func(...any) error) error {
+				var key, sums string
+				if err := scan(&key, &sums); err != nil || sums == "" {
+					return err
+				}
+				parts := strings.SplitN(sums, "\x1f", 4)
+				if len(parts) != 4 {
+					return errors.New("unexpected database rollup sums")
+				}
+				var n [3]int64
+				for i := range n {
+					v, err := strconv.ParseInt(parts[i], 10, 64)
+					if err != nil {
+						return err
+					}
+					n[i] = v
+				}
+				return add(func(dest ...any) error {
+					*dest[0].(*string), *dest[1].(*string) = key, parts[3]
+					*dest[2].(*int64), *dest[3].(*int64), *dest[4].(*int64) = n[0], n[1], n[2]
+					return nil
+				})
+			}); err != nil {
 			return rep, fmt.Errorf("read database activity: %w", err)
 		}
 	}
@@ -117,19 +149,26 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 		candidates = kept[:end]
 	}
 	whole := dbFilter(q, [2]int64{q.Window.StartMs * 1e6, q.Window.EndMs * 1e6})
+	var sketched []string
+	for _, g := range candidates {
+		if g.count > sketchExactMax && lo < hi {
+			sketched = append(sketched, g.key)
+		}
+	}
+	sketches, err := keySketches(ctx, tx, q, sketched, lo, hi, edges)
+	if err != nil {
+		return rep, err
+	}
 	for _, g := range candidates {
 		op, err := newestOperation(ctx, tx, whole, g.key, conv)
 		if err != nil {
 			return rep, err
 		}
 		var p95 int64
-		if g.count <= sketchExactMax || lo >= hi {
-			p95, err = keyP95(ctx, tx, whole, g.key, g.count)
-		} else {
-			p95, err = keySketchP95(ctx, tx, q, g.key, lo, hi, edges)
+		if sk, ok := sketches[g.key]; ok {
+			p95 = sk.quantile(0.95)
 			rep.PercentileError = SketchRelativeError
-		}
-		if err != nil {
+		} else if p95, err = keyP95(ctx, tx, whole, g.key, g.count); err != nil {
 			return rep, err
 		}
 		rep.Operations = append(rep.Operations, telemetry.DBOperationStats{
@@ -193,39 +232,47 @@ func keyP95(ctx context.Context, tx *sql.Tx, f filter, key string, n int64) (int
 	return nthSmallest(ds, telemetry.RankIndex(len(ds), 0.95)), nil
 }
 
-// keySketchP95 is the p95 of operation key's durations from the sketches of its whole
-// buckets [lo, hi) merged with the exact durations of the window's edges: within
-// SketchRelativeError of the exact one.
-func keySketchP95(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, key string, lo, hi int64, edges [][2]int64) (int64, error) {
-	sk := sketch{}
+// keySketches are the sketches of the durations of operations keys in the window: their
+// whole buckets [lo, hi) merged in one pass over the rollup, plus the exact durations of the
+// window's edges. A percentile read from one is within SketchRelativeError of the exact one.
+func keySketches(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, keys []string, lo, hi int64, edges [][2]int64) (map[string]sketch, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]sketch, len(keys))
+	for _, k := range keys {
+		out[k] = sketch{}
+	}
 	var f filter
 	f.add("Bucket >= ? AND Bucket < ?", lo, hi)
-	f.add("DbKey = ?", key)
+	f.in("DbKey", keys)
 	f.service("ServiceName", q.Service)
-	err := eachRow(ctx, tx, `SELECT Sketch FROM `+DBActivityTable+f.where(), f.args, func(scan func(...any) error) error {
+	err := eachRow(ctx, tx, `SELECT DbKey, `+sketchSumFunc+`(Sketch) FROM `+DBActivityTable+f.where()+` GROUP BY DbKey`, f.args, func(scan func(...any) error) error {
+		var k string
 		var b []byte
-		if err := scan(&b); err != nil {
+		if err := scan(&k, &b); err != nil {
 			return err
 		}
-		return sk.mergeBlob(b)
+		return out[k].mergeBlob(b)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("read database sketches: %w", err)
+		return nil, fmt.Errorf("read database sketches: %w", err)
 	}
 	for _, e := range edges {
 		f := dbFilter(q, e)
-		f.add("DbKey = ?", key)
-		err := eachRow(ctx, tx, `SELECT Duration FROM `+TracesTable+f.where(), f.args, func(scan func(...any) error) error {
+		f.in("DbKey", keys)
+		err := eachRow(ctx, tx, `SELECT DbKey, Duration FROM `+TracesTable+f.where(), f.args, func(scan func(...any) error) error {
+			var k string
 			var d int64
-			err := scan(&d)
-			sk.add(d, 1)
+			err := scan(&k, &d)
+			out[k].add(d, 1)
 			return err
 		})
 		if err != nil {
-			return 0, fmt.Errorf("read database durations: %w", err)
+			return nil, fmt.Errorf("read database durations: %w", err)
 		}
 	}
-	return sk.quantile(0.95), nil
+	return out, nil
 }
 
 // newestOperation reads the operation of key's newest span passing f (in scan order).

@@ -77,9 +77,10 @@ func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.Performanc
 		return o
 	}
 	var f filter
-	f.add("Bucket >= ? AND Bucket < ?", sp.lo, sp.hi)
 	f.service("ServiceName", q.Service)
-	err := eachRow(ctx, tx, `SELECT SpanName, Spans, Duration, Errors, Sketch FROM `+EntryActivityTable+f.where(), f.args,
+	f.add("Bucket >= ? AND Bucket < ?", sp.lo, sp.hi)
+	err := eachRow(ctx, tx, `SELECT SpanName, SUM(Spans), SUM(Duration), SUM(Errors), `+sketchSumFunc+`(Sketch) FROM `+
+		EntryActivityTable+f.where()+` GROUP BY SpanName`, f.args,
 		func(scan func(...any) error) error {
 			var name string
 			var c, sum, errs int64

@@ -256,7 +256,7 @@ func TestAStoreOfSchemaVersion3GetsItsDurationSketchesOnOpen(t *testing.T) {
 	}
 	checkDerived(t, s)
 	sketchExactMax = 0 // every percentile from the sketches
-	t.Cleanup(func() { sketchExactMax = 20_000 })
+	t.Cleanup(func() { sketchExactMax = 5_000 })
 	src := sourcesOver(s, mirrorOf(t, s), conv)
 	src.capabilitiesHandle(t, conv, windowsAround(now, 3*time.Hour)[0])
 }

@@ -137,10 +137,14 @@ package store
 //	                   LogOccurrences (error records with TraceFailing = 0)
 //	otel_run_activity  (Bucket, ServiceName, Domain) -> Runs (root spans), ErroredRuns
 //	                   (roots with RunErrored = 1)
-//	otel_db_activity   (Bucket, DbKey, ServiceName, DbSystem) -> Spans, Duration (total ns),
-//	                   Errors (error spans), Sketch (the durations' sketch, sketch.go)
-//	otel_entry_activity (Bucket, ServiceName, SpanName) -> Spans, Duration, Errors, Sketch of
-//	                   the entry spans (IsEntry = 1)
+//	otel_db_activity   (DbKey, Bucket, ServiceName, DbSystem) -> Spans, Duration (total ns),
+//	                   Errors (error spans), Sketch (the durations' sketch, sketch.go); keyed
+//	                   by operation first, so a window reads each operation's range of buckets
+//	                   in key order (a day holds tens of thousands of rows: sorting them by
+//	                   operation cost more than the rest of the query)
+//	otel_entry_activity (ServiceName, Bucket, SpanName) -> Spans, Duration, Errors, Sketch of
+//	                   the entry spans (IsEntry = 1); keyed by service first, as the one query
+//	                   reading it asks for one service
 //
 // Every write keeps them exact in the same transaction as the rows: ingest adds, pruning
 // subtracts what it deletes, a flag or key that changes moves its count. Any new statement that
@@ -423,7 +427,7 @@ CREATE TABLE otel_db_activity (
 	Duration    INTEGER NOT NULL DEFAULT 0,
 	Errors      INTEGER NOT NULL DEFAULT 0,
 	Sketch      BLOB,
-	PRIMARY KEY (Bucket, DbKey, ServiceName, DbSystem)
+	PRIMARY KEY (DbKey, Bucket, ServiceName, DbSystem)
 ) WITHOUT ROWID;
 CREATE TABLE otel_entry_activity (
 	Bucket      INTEGER NOT NULL,
@@ -433,7 +437,7 @@ CREATE TABLE otel_entry_activity (
 	Duration    INTEGER NOT NULL DEFAULT 0,
 	Errors      INTEGER NOT NULL DEFAULT 0,
 	Sketch      BLOB,
-	PRIMARY KEY (Bucket, ServiceName, SpanName)
+	PRIMARY KEY (ServiceName, Bucket, SpanName)
 ) WITHOUT ROWID;
 `,
 }

@@ -36,7 +36,7 @@ const SketchRelativeError = 0.01
 // sketchExactMax is the largest population whose percentiles are computed exactly from its
 // rows; above it the rollups' sketches answer. A variable so tests can exercise both paths on
 // small data.
-var sketchExactMax int64 = 20_000
+var sketchExactMax int64 = 5_000
 
 const sketchVersion = 1
 
@@ -245,7 +245,40 @@ func mergeSketchBlobs(a, b []byte) ([]byte, error) {
 // with: runlens_sketch_merge(stored, added) is the encoded sum of both (NULL when empty).
 const sketchMergeFunc = "runlens_sketch_merge"
 
+// sketchSumFunc names the SQL aggregate that merges a group's sketches:
+// runlens_sketch_sum(Sketch) is the encoded sum of all of them (NULL when empty), so a query
+// hands Go one blob per group instead of one per rollup row.
+const sketchSumFunc = "runlens_sketch_sum"
+
+// sketchSum is runlens_sketch_sum's state.
+type sketchSum struct{ sk sketch }
+
+func (a *sketchSum) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
+	switch v := args[0].(type) {
+	case nil:
+		return nil
+	case []byte:
+		return a.sk.mergeBlob(v)
+	}
+	return fmt.Errorf("%s: not a sketch: %T", sketchSumFunc, args[0])
+}
+
+func (a *sketchSum) WindowInverse(*sqlite.FunctionContext, []driver.Value) error {
+	return errors.New(sketchSumFunc + ": not a window function")
+}
+
+func (a *sketchSum) WindowValue(*sqlite.FunctionContext) (driver.Value, error) {
+	if b := a.sk.encode(); b != nil {
+		return b, nil
+	}
+	return nil, nil
+}
+
+func (a *sketchSum) Final(*sqlite.FunctionContext) {}
+
 func init() {
+	sqlite.MustRegisterFunction(sketchSumFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true, VolatileArgs: true,
+		MakeAggregate: func(sqlite.FunctionContext) (sqlite.AggregateFunction, error) { return &sketchSum{sk: sketch{}}, nil }})
 	sqlite.MustRegisterDeterministicScalarFunction(sketchMergeFunc, 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		blob := func(v driver.Value) ([]byte, error) {
 			switch v := v.(type) {

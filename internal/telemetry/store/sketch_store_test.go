@@ -21,7 +21,7 @@ func withinSketchError(got, want float64) bool {
 
 func TestSketchedPercentilesAreWithinTheirStatedErrorOfTheExactOnes(t *testing.T) {
 	sketchExactMax = 0 // every window with whole buckets answers from the sketches
-	t.Cleanup(func() { sketchExactMax = 20_000 })
+	t.Cleanup(func() { sketchExactMax = 5_000 })
 	ctx := context.Background()
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	conv := mustPreset(t, "otel")

@@ -147,13 +147,13 @@ type statements struct {
 // that fills them.
 const (
 	addDBActivitySQL = `INSERT INTO ` + DBActivityTable + ` (Bucket, DbKey, ServiceName, DbSystem, Spans, Duration, Errors, Sketch)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, DbKey, ServiceName, DbSystem) DO UPDATE SET
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (DbKey, Bucket, ServiceName, DbSystem) DO UPDATE SET
 		Spans = Spans + excluded.Spans, Duration = Duration + excluded.Duration, Errors = Errors + excluded.Errors,
 		Sketch = ` + sketchMergeFunc + `(Sketch, excluded.Sketch)`
 	dropDBActivitySQL = `DELETE FROM ` + DBActivityTable + ` WHERE Bucket = ? AND DbKey = ? AND ServiceName = ? AND DbSystem = ?
 		AND Spans = 0`
 	addEntryActivitySQL = `INSERT INTO ` + EntryActivityTable + ` (Bucket, ServiceName, SpanName, Spans, Duration, Errors, Sketch)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (Bucket, ServiceName, SpanName) DO UPDATE SET
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ServiceName, Bucket, SpanName) DO UPDATE SET
 		Spans = Spans + excluded.Spans, Duration = Duration + excluded.Duration, Errors = Errors + excluded.Errors,
 		Sketch = ` + sketchMergeFunc + `(Sketch, excluded.Sketch)`
 	dropEntryActivitySQL = `DELETE FROM ` + EntryActivityTable + ` WHERE Bucket = ? AND ServiceName = ? AND SpanName = ? AND Spans = 0`
