@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,11 @@ import (
 func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, conv *conventions.Conventions) (telemetry.ErrorReport, bool, error) {
 	var rep telemetry.ErrorReport
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
+		var done bool
+		var err error
+		if rep, done, err = groupedErrors(ctx, tx, q, conv); err != nil || done {
+			return err
+		}
 		list, limited, err := occurrences(ctx, tx, q, conv)
 		if err != nil {
 			return err
@@ -265,4 +271,201 @@ func rootRuns[T any](ctx context.Context, tx *sql.Tx, conv *conventions.Conventi
 		out[t] = telemetry.LogOccurrence(conv, &telemetry.LogRow{TraceID: t}, runs[t])
 	}
 	return out, nil
+}
+
+// groupPage is how many of a group's newest stored occurrences groupedErrors reads at a time;
+// a variable so tests can page through small groups.
+var groupPage = 16
+
+// groupedErrors answers without reading every occurrence when no trace of the window needs its
+// occurrences computed here (no deferred trace, nothing ingested after a pinned snapshot):
+// SQLite counts the stored occurrences per group (service, domain, fingerprint) from the
+// origins index, and only each group's newest occurrences are read — until its sample, exception
+// type and related ids are settled — together with the lone error records. The answer is
+// GroupOccurrences' over every occurrence; done is false when the full path must answer.
+func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *conventions.Conventions) (telemetry.ErrorReport, bool, error) {
+	var rep telemetry.ErrorReport
+	d, err := dirtyTraces(ctx, tx, q.AsOf)
+	if err != nil || len(d.traces) > 0 {
+		return rep, false, err
+	}
+	if deferred, err := deferredInWindow(ctx, tx, q.Window); err != nil || len(deferred) > 0 {
+		return rep, false, err
+	}
+	type group struct {
+		service, domain, fingerprint string
+		count, first, last           int64
+		stored                       bool
+		lone                         []telemetry.Occurrence
+	}
+	groups := map[[3]string]*group{}
+	at := func(service, domain, fingerprint string) *group {
+		k := [3]string{service, domain, fingerprint}
+		g := groups[k]
+		if g == nil {
+			g = &group{service: service, domain: domain, fingerprint: fingerprint, first: math.MaxInt64, last: math.MinInt64}
+			groups[k] = g
+		}
+		return g
+	}
+	var f filter
+	f.add("IsOrigin = 1")
+	f.window(q.Window)
+	f.service("ServiceName", q.Service)
+	if q.Domain != "" {
+		f.add("OccDomain = ?", q.Domain)
+	}
+	err = eachRow(ctx, tx, `SELECT ServiceName, COALESCE(OccDomain, ''), COALESCE(Fingerprint, ''), COUNT(*), MIN(Timestamp), MAX(Timestamp)
+		FROM `+TracesTable+` INDEXED BY otel_traces_origins`+f.where()+` GROUP BY 1, 2, 3`, f.args, func(scan func(...any) error) error {
+		var service, domain, fp string
+		var n, lo, hi int64
+		if err := scan(&service, &domain, &fp, &n, &lo, &hi); err != nil {
+			return err
+		}
+		g := at(telemetry.ServiceOf(service), domain, fp)
+		g.count += n
+		g.first, g.last = min(g.first, lo), max(g.last, hi)
+		g.stored = true
+		return nil
+	})
+	if err != nil {
+		return rep, false, fmt.Errorf("count occurrences: %w", err)
+	}
+	lone, err := loneLogs(ctx, tx, q, conv, d)
+	if err != nil {
+		return rep, false, err
+	}
+	for _, o := range lone {
+		if (q.Service != "" && o.Service != q.Service) || (q.Domain != "" && o.Domain != q.Domain) {
+			continue
+		}
+		g := at(o.Service, o.Domain, o.Fingerprint)
+		g.count++
+		g.first, g.last = min(g.first, o.TimeNs), max(g.last, o.TimeNs)
+		g.lone = append(g.lone, o)
+	}
+	// newest orders the groups as GroupOccurrences meets them: by their newest occurrence.
+	type ranked struct {
+		g      telemetry.ErrorGroup
+		newest telemetry.Occurrence
+		lone   bool
+	}
+	var out []ranked
+	for _, g := range groups {
+		eg, newest, fromLone, err := settleGroup(ctx, tx, q, g.service, g.domain, g.fingerprint, g.stored, g.last, g.lone)
+		if err != nil {
+			return rep, false, err
+		}
+		eg.Count, eg.FirstSeenMs = g.count, telemetry.NsToMs(g.first)
+		rep.Events += g.count
+		out = append(out, ranked{eg, newest, fromLone})
+	}
+	slices.SortFunc(out, func(a, b ranked) int {
+		x, y := a.newest, b.newest
+		return cmp.Or(cmp.Compare(y.TimeNs, x.TimeNs), cmp.Compare(x.TraceID, y.TraceID), cmp.Compare(x.OriginSpanID, y.OriginSpanID),
+			cmp.Compare(boolInt(a.lone), boolInt(b.lone)))
+	})
+	rep.Groups = make([]telemetry.ErrorGroup, len(out))
+	for i := range out {
+		rep.Groups[i] = out[i].g
+	}
+	slices.SortStableFunc(rep.Groups, func(a, b telemetry.ErrorGroup) int {
+		return cmp.Or(cmp.Compare(b.LastSeenMs, a.LastSeenMs), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Fingerprint, b.Fingerprint))
+	})
+	rep.Scan = windowScan(q.Window, rep.Events)
+	return rep, true, nil
+}
+
+// settleGroup computes one group's fields (all but its count and first sighting) from its
+// newest occurrences: the stored ones read a page at a time from its newest (last, ns) down,
+// whole timestamps at once so ties keep their order, merged with its lone records as new or
+// newer than the page, until GroupOccurrences' answer cannot change with older ones. newest is
+// the group's newest occurrence, fromLone whether it is a lone record.
+func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, service, domain, fingerprint string, stored bool, last int64,
+	lone []telemetry.Occurrence) (g telemetry.ErrorGroup, newest telemetry.Occurrence, fromLone bool, err error) {
+	type rec struct {
+		o   telemetry.Occurrence
+		seq int64
+	}
+	var recs []rec
+	// read reads the group's stored occurrences at or before cur: the groupPage newest and
+	// every other one at the oldest of their timestamps, so a page never splits a timestamp.
+	read := func(cur int64) (n int, oldest int64, err error) {
+		var f filter
+		f.add("IsOrigin = 1")
+		f.add("Fingerprint IS ?", nullIfEmpty(fingerprint))
+		f.add("OccDomain IS ?", nullIfEmpty(domain))
+		f.service("ServiceName", service)
+		f.add("Timestamp <= ? AND Timestamp >= ?", cur, q.Window.StartMs*1e6)
+		from := ` FROM ` + TracesTable + ` INDEXED BY otel_traces_origin_groups` + f.where()
+		args := append(append(slices.Clone(f.args), f.args...), q.Window.StartMs*1e6)
+		err = eachRow(ctx, tx, `SELECT `+occurrenceFields+from+` AND Timestamp >= COALESCE((SELECT Timestamp`+from+
+			` ORDER BY Timestamp DESC LIMIT 1 OFFSET `+strconv.Itoa(groupPage-1)+`), ?)`, args, func(scan func(...any) error) error {
+			var r rec
+			if err := scan(&r.o.TimeNs, &r.o.Service, &r.o.TraceID, &r.o.OriginSpanID, &r.seq, &r.o.Message, &r.o.ExceptionType,
+				&r.o.Fingerprint, &r.o.RunID, &r.o.Domain); err != nil {
+				return err
+			}
+			r.o.Service = telemetry.ServiceOf(r.o.Service)
+			recs = append(recs, r)
+			if n == 0 || r.o.TimeNs < oldest {
+				oldest = r.o.TimeNs
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			return 0, 0, fmt.Errorf("read occurrences: %w", err)
+		}
+		return n, oldest, nil
+	}
+	cur, bound := last, int64(math.MinInt64)
+	for {
+		more := false
+		if stored {
+			n, oldest, err := read(cur)
+			if err != nil {
+				return g, newest, false, err
+			}
+			if n >= groupPage {
+				bound, cur, more = oldest, oldest-1, true
+			}
+		}
+		if !more {
+			bound = math.MinInt64
+		}
+		// What GroupOccurrences is given: the stored occurrences in storedOccurrences' order,
+		// then the lone records, as new or newer than bound.
+		slices.SortFunc(recs, func(a, b rec) int {
+			return cmp.Or(cmp.Compare(a.o.TraceID, b.o.TraceID), cmp.Compare(a.o.TimeNs, b.o.TimeNs),
+				cmp.Compare(a.o.OriginSpanID, b.o.OriginSpanID), cmp.Compare(a.seq, b.seq))
+		})
+		list := make([]telemetry.Occurrence, 0, len(recs)+len(lone))
+		for _, r := range recs {
+			list = append(list, r.o)
+		}
+		nStored := len(list)
+		for _, o := range lone {
+			if o.TimeNs >= bound {
+				list = append(list, o)
+			}
+		}
+		rep := telemetry.GroupOccurrences(list, "", "")
+		if len(rep.Groups) != 1 {
+			return g, newest, false, fmt.Errorf("read occurrences: %d groups of one", len(rep.Groups))
+		}
+		g = rep.Groups[0]
+		settled := len(g.RunIDs) == telemetry.MaxRelated && len(g.TraceIDs) == telemetry.MaxRelated && g.ExceptionType != "" &&
+			g.SampleSpanID != ""
+		if !more || settled {
+			// The newest occurrence, as GroupOccurrences orders them (stable: stored first).
+			for i, o := range list {
+				if i == 0 || o.TimeNs > newest.TimeNs || (o.TimeNs == newest.TimeNs && (o.TraceID < newest.TraceID ||
+					(o.TraceID == newest.TraceID && o.OriginSpanID < newest.OriginSpanID))) {
+					newest, fromLone = o, i >= nStored
+				}
+			}
+			return g, newest, fromLone, nil
+		}
+	}
 }

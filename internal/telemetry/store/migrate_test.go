@@ -213,6 +213,7 @@ func toSchema3(t *testing.T, path string) {
 	defer db.Close()
 	for _, q := range []string{
 		`DROP TABLE ` + EntryActivityTable,
+		`DROP INDEX otel_traces_origin_groups`,
 		`DROP TABLE ` + DBActivityTable,
 		`CREATE TABLE otel_db_activity (Bucket INTEGER NOT NULL, DbKey TEXT NOT NULL, ServiceName TEXT NOT NULL,
 			DbSystem TEXT NOT NULL, Spans INTEGER NOT NULL DEFAULT 0, Duration INTEGER NOT NULL DEFAULT 0,

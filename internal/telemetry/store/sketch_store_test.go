@@ -100,3 +100,24 @@ func TestSketchedPercentilesAreWithinTheirStatedErrorOfTheExactOnes(t *testing.T
 		t.Fatal("no answer came from the sketches")
 	}
 }
+
+func TestErrorGroupsReadAPageAtATimeAnswerLikeTheEngine(t *testing.T) {
+	for _, page := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("pages of %d occurrences", page), func(t *testing.T) {
+			groupPage = page
+			t.Cleanup(func() { groupPage = 16 })
+			ctx := context.Background()
+			now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+			conv := mustPreset(t, "netscript")
+			src := loadSources(t, conv, newRandomTelemetry(5, scaled(300), now, 3*time.Hour))
+			for wi, w := range windowsAround(now, 3*time.Hour) {
+				for _, svc := range []string{"", "checkout", "unknown"} {
+					for _, dom := range []string{"", conv.DefaultDomain} {
+						q := telemetry.ErrorsQuery{Window: w, Service: svc, Domain: dom}
+						src.sameAnswers(t, fmt.Sprintf("Errors window %d %+v", wi, q), func(s telemetry.Source) (any, error) { return s.Errors(ctx, q) })
+					}
+				}
+			}
+		})
+	}
+}
