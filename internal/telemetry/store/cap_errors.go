@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -308,28 +309,75 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 		}
 		return g
 	}
-	var f filter
-	f.add("IsOrigin = 1")
-	f.window(q.Window)
-	f.service("ServiceName", q.Service)
-	if q.Domain != "" {
-		f.add("OccDomain = ?", q.Domain)
+	// The stored occurrences per group: the rollup's whole buckets (a range of its key per
+	// group), the edges' origin spans from their index, then each group's first and last
+	// sighting, two seeks in the group index.
+	type stored struct{ service, domain, fp string }
+	counts := map[stored]int64{}
+	want := func(service, domain string) bool {
+		return (q.Service == "" || telemetry.ServiceOf(service) == q.Service) && (q.Domain == "" || domain == q.Domain)
 	}
-	err = eachRow(ctx, tx, `SELECT ServiceName, COALESCE(OccDomain, ''), COALESCE(Fingerprint, ''), COUNT(*), MIN(Timestamp), MAX(Timestamp)
-		FROM `+TracesTable+` INDEXED BY otel_traces_origins`+f.where()+` GROUP BY 1, 2, 3`, f.args, func(scan func(...any) error) error {
-		var service, domain, fp string
-		var n, lo, hi int64
-		if err := scan(&service, &domain, &fp, &n, &lo, &hi); err != nil {
-			return err
+	sp := splitWindow(q.Window)
+	if sp.lo < sp.hi {
+		err := eachRow(ctx, tx, `WITH RECURSIVE g(k) AS (
+			SELECT MIN(GroupKey) FROM `+GroupActivityTable+`
+			UNION ALL
+			SELECT (SELECT MIN(GroupKey) FROM `+GroupActivityTable+` WHERE GroupKey > g.k) FROM g WHERE g.k IS NOT NULL
+		) SELECT k, COALESCE((SELECT SUM(Occurrences) FROM `+GroupActivityTable+` r WHERE r.GroupKey = g.k AND r.Bucket >= ? AND
+			r.Bucket < ?), 0) FROM g WHERE k IS NOT NULL`, []any{sp.lo, sp.hi}, func(scan func(...any) error) error {
+			var k string
+			var n int64
+			if err := scan(&k, &n); err != nil {
+				return err
+			}
+			parts := strings.SplitN(k, "\x1f", 3)
+			if len(parts) != 3 {
+				return errors.New("unexpected occurrence rollup key")
+			}
+			if n != 0 && want(parts[2], parts[1]) {
+				counts[stored{parts[2], parts[1], parts[0]}] += n
+			}
+			return nil
+		})
+		if err != nil {
+			return rep, false, fmt.Errorf("read occurrence rollup: %w", err)
 		}
-		g := at(telemetry.ServiceOf(service), domain, fp)
+	}
+	for _, e := range sp.edges {
+		var f filter
+		f.add("IsOrigin = 1")
+		f.add("Timestamp >= ? AND Timestamp < ?", e[0], e[1])
+		f.service("ServiceName", q.Service)
+		if q.Domain != "" {
+			f.add("OccDomain = ?", q.Domain)
+		}
+		err := eachRow(ctx, tx, `SELECT ServiceName, COALESCE(OccDomain, ''), COALESCE(Fingerprint, ''), COUNT(*) FROM `+TracesTable+
+			` INDEXED BY otel_traces_origins`+f.where()+` GROUP BY 1, 2, 3`, f.args, func(scan func(...any) error) error {
+			var k stored
+			var n int64
+			if err := scan(&k.service, &k.domain, &k.fp, &n); err != nil {
+				return err
+			}
+			counts[k] += n
+			return nil
+		})
+		if err != nil {
+			return rep, false, fmt.Errorf("count occurrences: %w", err)
+		}
+	}
+	for k, n := range counts {
+		var lo, hi int64
+		const seek = ` FROM ` + TracesTable + ` INDEXED BY otel_traces_origin_groups WHERE IsOrigin = 1 AND Fingerprint IS ? AND
+			OccDomain IS ? AND ServiceName = ? AND Timestamp >= ? AND Timestamp < ?`
+		args := []any{nullIfEmpty(k.fp), nullIfEmpty(k.domain), k.service, q.Window.StartMs * 1e6, q.Window.EndMs * 1e6}
+		if err := tx.QueryRowContext(ctx, `SELECT (SELECT MIN(Timestamp)`+seek+`), (SELECT MAX(Timestamp)`+seek+`)`,
+			append(slices.Clone(args), args...)...).Scan(&lo, &hi); err != nil {
+			return rep, false, fmt.Errorf("read occurrences: %w", err)
+		}
+		g := at(telemetry.ServiceOf(k.service), k.domain, k.fp)
 		g.count += n
 		g.first, g.last = min(g.first, lo), max(g.last, hi)
 		g.stored = true
-		return nil
-	})
-	if err != nil {
-		return rep, false, fmt.Errorf("count occurrences: %w", err)
 	}
 	lone, err := loneLogs(ctx, tx, q, conv, d)
 	if err != nil {

@@ -182,6 +182,11 @@ func checkDerived(t *testing.T, s *Store) {
 			`SELECT Timestamp / ` + bucketExpr + `, DbKey, ServiceName, COALESCE(DbSystem, ''), COUNT(*), SUM(Duration),
 				SUM(IsError) FROM ` + TracesTable + ` WHERE DbKey != '' GROUP BY 1, 2, 3, 4`,
 		},
+		GroupActivityTable: {
+			`SELECT GroupKey, Bucket, Occurrences FROM ` + GroupActivityTable,
+			`SELECT COALESCE(Fingerprint, '') || char(31) || COALESCE(OccDomain, '') || char(31) || ServiceName, Timestamp / ` + bucketExpr + `,
+				COUNT(*) FROM ` + TracesTable + ` WHERE IsOrigin = 1 GROUP BY 1, 2`,
+		},
 		EntryActivityTable: {
 			`SELECT Bucket, ServiceName, SpanName, Spans, Duration, Errors FROM ` + EntryActivityTable,
 			`SELECT Timestamp / ` + bucketExpr + `, ServiceName, SpanName, COUNT(*), SUM(Duration), SUM(IsError)

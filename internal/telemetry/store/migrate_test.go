@@ -129,7 +129,7 @@ func downgrade(t *testing.T, path string) {
 		stmts = append(stmts, `ALTER TABLE otel_logs DROP COLUMN `+c)
 	}
 	stmts = append(stmts, `DROP TABLE `+ActivityTable, `DROP TABLE `+RunActivityTable, `DROP TABLE `+DBActivityTable,
-		`DROP TABLE `+EntryActivityTable, `DROP TABLE `+DeferredTable, `DELETE FROM meta WHERE key LIKE 'derived_%'`, migrations[0], `PRAGMA user_version = 1`)
+		`DROP TABLE `+EntryActivityTable, `DROP TABLE `+GroupActivityTable, `DROP TABLE `+DeferredTable, `DELETE FROM meta WHERE key LIKE 'derived_%'`, migrations[0], `PRAGMA user_version = 1`)
 	for _, q := range stmts {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -214,6 +214,7 @@ func toSchema3(t *testing.T, path string) {
 	for _, q := range []string{
 		`DROP TABLE ` + EntryActivityTable,
 		`DROP INDEX otel_traces_origin_groups`,
+		`DROP TABLE ` + GroupActivityTable,
 		`DROP TABLE ` + DBActivityTable,
 		`CREATE TABLE otel_db_activity (Bucket INTEGER NOT NULL, DbKey TEXT NOT NULL, ServiceName TEXT NOT NULL,
 			DbSystem TEXT NOT NULL, Spans INTEGER NOT NULL DEFAULT 0, Duration INTEGER NOT NULL DEFAULT 0,

@@ -106,7 +106,8 @@ func (s *Store) pruneToSize(ctx context.Context) (int64, error) {
 func deletedColumns(table string) string {
 	if table == TracesTable {
 		return ` RETURNING Timestamp, ServiceName, IsError, IsRoot, COALESCE(Domain, ''), RunErrored,
-			COALESCE(DbKey, ''), COALESCE(DbSystem, ''), Duration, IsOrigin, TraceId, SpanId, IsEntry, SpanName`
+			COALESCE(DbKey, ''), COALESCE(DbSystem, ''), Duration, IsOrigin, TraceId, SpanId, IsEntry, SpanName,
+			COALESCE(OccDomain, ''), COALESCE(Fingerprint, '')`
 	}
 	return ` RETURNING Timestamp, ServiceName, IsError, TraceFailing, TraceId`
 }
@@ -125,10 +126,10 @@ func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...an
 		var gone deletedRows
 		for rows.Next() {
 			var ns, isError, isRoot, runErr, duration, isOrigin, isEntry int64
-			var service, domain, key, system, trace, span, name string
+			var service, domain, key, system, trace, span, name, occDomain, fp string
 			dest := []any{&ns, &service, &isError}
 			if table == TracesTable {
-				dest = append(dest, &isRoot, &domain, &runErr, &key, &system, &duration, &isOrigin, &trace, &span, &isEntry, &name)
+				dest = append(dest, &isRoot, &domain, &runErr, &key, &system, &duration, &isOrigin, &trace, &span, &isEntry, &name, &occDomain, &fp)
 			} else {
 				dest = append(dest, &isOrigin, &trace) // TraceFailing, TraceId
 			}
@@ -140,6 +141,9 @@ func (s *Store) deleteBatch(ctx context.Context, table, query string, args ...an
 			if table == TracesTable {
 				roll.addSpan(ns, service, -1)
 				roll.addOrigin(ns, service, -isOrigin)
+				if isOrigin == 1 {
+					roll.addOccurrence(ns, service, occDomain, fp, -1)
+				}
 				if isRoot == 1 {
 					roll.addRun(ns, service, domain, -1, -runErr)
 				}

@@ -13,6 +13,28 @@ type rollup struct {
 	runs     map[runKey]*runCounts
 	db       map[dbKey]*dbCounts
 	entries  map[entryKey]*durCounts
+	groups   map[groupKey]int64
+}
+
+// groupKey is an error group of the occurrence rollup in one bucket: its fingerprint, domain
+// and stored service name joined by ASCII unit separators (occurrenceGroup).
+type groupKey struct {
+	bucket int64
+	group  string
+}
+
+// occurrenceGroup is the occurrence rollup's GroupKey of a stored service name, domain and
+// fingerprint; the service name comes last, the one part that is not the project's own text.
+func occurrenceGroup(service, domain, fingerprint string) string {
+	return fingerprint + "\x1f" + domain + "\x1f" + service
+}
+
+// addOccurrence counts n origin spans (n negative to remove them) of an error group at ns.
+func (r *rollup) addOccurrence(ns int64, service, domain, fingerprint string, n int64) {
+	if r.groups == nil {
+		r.groups = map[groupKey]int64{}
+	}
+	r.groups[groupKey{bucketOf(ns), occurrenceGroup(service, domain, fingerprint)}] += n
 }
 
 type activityKey struct {
@@ -168,6 +190,22 @@ func (r *rollup) apply(ctx context.Context, tx *sql.Tx, st *statements) error {
 			if c.runs < 0 {
 				if _, err := drop.ExecContext(ctx, k.bucket, k.service, k.domain); err != nil {
 					return fmt.Errorf("update run rollup: %w", err)
+				}
+			}
+		}
+	}
+	if len(r.groups) > 0 {
+		add, drop := tx.StmtContext(ctx, st.addGroupAct), tx.StmtContext(ctx, st.dropGroupAct)
+		for k, n := range r.groups {
+			if n == 0 {
+				continue
+			}
+			if _, err := add.ExecContext(ctx, k.group, k.bucket, n); err != nil {
+				return fmt.Errorf("update occurrence rollup: %w", err)
+			}
+			if n < 0 {
+				if _, err := drop.ExecContext(ctx, k.group, k.bucket); err != nil {
+					return fmt.Errorf("update occurrence rollup: %w", err)
 				}
 			}
 		}

@@ -142,6 +142,8 @@ package store
 //	                   by operation first, so a window reads each operation's range of buckets
 //	                   in key order (a day holds tens of thousands of rows: sorting them by
 //	                   operation cost more than the rest of the query)
+//	otel_error_activity (GroupKey, Bucket) -> Occurrences: origin spans per error group, its
+//	                   Fingerprint, OccDomain and stored service name joined by char(31)
 //	otel_entry_activity (ServiceName, Bucket, SpanName) -> Spans, Duration, Errors, Sketch of
 //	                   the entry spans (IsEntry = 1); keyed by service first, as the one query
 //	                   reading it asks for one service
@@ -442,6 +444,15 @@ CREATE TABLE otel_entry_activity (
 	PRIMARY KEY (ServiceName, Bucket, SpanName)
 ) WITHOUT ROWID;
 CREATE INDEX otel_traces_origin_groups ON otel_traces (Fingerprint, OccDomain, ServiceName, Timestamp) WHERE IsOrigin = 1;
+CREATE TABLE otel_error_activity (
+	GroupKey    TEXT    NOT NULL,
+	Bucket      INTEGER NOT NULL,
+	Occurrences INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (GroupKey, Bucket)
+) WITHOUT ROWID;
+INSERT INTO otel_error_activity (GroupKey, Bucket, Occurrences)
+	SELECT COALESCE(Fingerprint, '') || char(31) || COALESCE(OccDomain, '') || char(31) || ServiceName, Timestamp / 300000000000, COUNT(*)
+	FROM otel_traces WHERE IsOrigin = 1 GROUP BY 1, 2;
 `,
 }
 
@@ -464,6 +475,8 @@ const (
 	// EntryActivityTable is the rollup of analyze_service_performance: entry spans per service
 	// and span name.
 	EntryActivityTable = "otel_entry_activity"
+	// GroupActivityTable is the rollup of get_recent_errors: origin spans per error group.
+	GroupActivityTable = "otel_error_activity"
 	// DeferredTable lists the failing traces too large to recompute at ingest.
 	DeferredTable = "otel_deferred_traces"
 	// bucketNs is the width of a rollup bucket: five minutes. The migration's SQL repeats it;

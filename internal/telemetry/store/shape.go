@@ -356,6 +356,12 @@ func reshapeTrace(ctx context.Context, tx *sql.Tx, st *statements, t string) err
 			nullIfEmpty(w.run), nullIfEmpty(w.domn), seqs[i]); err != nil {
 			return fmt.Errorf("record occurrence: %w", err)
 		}
+		if cur[i].origin {
+			st.roll.addOccurrence(spans[i].StartNs, spans[i].Service, cur[i].domn, cur[i].fp, -1)
+		}
+		if w.origin {
+			st.roll.addOccurrence(spans[i].StartNs, spans[i].Service, w.domn, w.fp, 1)
+		}
 		if w.origin != cur[i].origin {
 			st.roll.addOrigin(spans[i].StartNs, spans[i].Service, boolInt(w.origin)-boolInt(cur[i].origin))
 		}
@@ -446,18 +452,20 @@ func deferTrace(ctx context.Context, tx *sql.Tx, st *statements, t string) error
 	if _, err := tx.ExecContext(ctx, `INSERT INTO `+DeferredTable+` (TraceId) VALUES (?) ON CONFLICT DO NOTHING`, t); err != nil {
 		return fmt.Errorf("defer trace: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT Timestamp, ServiceName FROM `+TracesTable+` WHERE TraceId = ? AND IsOrigin = 1`, t)
+	rows, err := tx.QueryContext(ctx, `SELECT Timestamp, ServiceName, COALESCE(OccDomain, ''), COALESCE(Fingerprint, '') FROM `+
+		TracesTable+` WHERE TraceId = ? AND IsOrigin = 1`, t)
 	if err != nil {
 		return fmt.Errorf("defer trace: %w", err)
 	}
 	for rows.Next() {
 		var ns int64
-		var service string
-		if err := rows.Scan(&ns, &service); err != nil {
+		var service, domain, fp string
+		if err := rows.Scan(&ns, &service, &domain, &fp); err != nil {
 			rows.Close()
 			return fmt.Errorf("defer trace: %w", err)
 		}
 		st.roll.addOrigin(ns, service, -1)
+		st.roll.addOccurrence(ns, service, domain, fp, -1)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -141,6 +141,8 @@ type statements struct {
 	dropDBActivity  *sql.Stmt
 	addEntryAct     *sql.Stmt
 	dropEntryAct    *sql.Stmt
+	addGroupAct     *sql.Stmt
+	dropGroupAct    *sql.Stmt
 }
 
 // The upserts and deletes of the duration rollups, shared by the writer and the migration
@@ -224,6 +226,9 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 	prep(&st.dropDBActivity, dropDBActivitySQL)
 	prep(&st.addEntryAct, addEntryActivitySQL)
 	prep(&st.dropEntryAct, dropEntryActivitySQL)
+	prep(&st.addGroupAct, `INSERT INTO `+GroupActivityTable+` (GroupKey, Bucket, Occurrences) VALUES (?, ?, ?)
+		ON CONFLICT (GroupKey, Bucket) DO UPDATE SET Occurrences = Occurrences + excluded.Occurrences`)
+	prep(&st.dropGroupAct, `DELETE FROM `+GroupActivityTable+` WHERE GroupKey = ? AND Bucket = ? AND Occurrences = 0`)
 	prep(&st.dropRunActivity, `DELETE FROM `+RunActivityTable+` WHERE Bucket = ? AND ServiceName = ? AND Domain = ? AND Runs = 0`)
 	if err != nil {
 		st.close()
@@ -238,7 +243,7 @@ func (st *statements) close() {
 	all := []*sql.Stmt{st.readHighWater, st.writeHighWater, st.insertLog, st.insertLogs, st.storedErrorTraces,
 		st.storedFewErrorTraces, st.revisable, st.revisableFew, st.markTraceErrored, st.markFewTraceErrored,
 		st.markLogsFailing, st.markFewLogsFailing, st.addActivity, st.addRunActivity, st.dropActivity,
-		st.dropRunActivity, st.addDBActivity, st.dropDBActivity, st.addEntryAct, st.dropEntryAct, st.loadTrace, st.traceErrorLogs, st.setOccurrence}
+		st.dropRunActivity, st.addDBActivity, st.dropDBActivity, st.addEntryAct, st.dropEntryAct, st.addGroupAct, st.dropGroupAct, st.loadTrace, st.traceErrorLogs, st.setOccurrence}
 	all = append(append(all, st.insertSpan[:]...), st.insertSpans[:]...)
 	for _, s := range st.inserts {
 		all = append(all, s)
