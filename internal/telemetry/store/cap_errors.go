@@ -22,12 +22,15 @@ import (
 func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, conv *conventions.Conventions) (telemetry.ErrorReport, bool, error) {
 	var rep telemetry.ErrorReport
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
-		var done bool
-		var err error
-		if rep, done, err = groupedErrors(ctx, tx, q, conv); err != nil || done {
+		d, err := dirtyTraces(ctx, tx, q.AsOf)
+		if err != nil {
 			return err
 		}
-		list, limited, err := occurrences(ctx, tx, q, conv)
+		var done bool
+		if rep, done, err = groupedErrors(ctx, tx, q, conv, d); err != nil || done {
+			return err
+		}
+		list, limited, err := occurrences(ctx, tx, q, conv, d)
 		if err != nil {
 			return err
 		}
@@ -41,11 +44,7 @@ func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, 
 
 // occurrences lists the window's occurrences in an order GroupOccurrences turns into the
 // engine's answer: occurrences that tie on time, trace and origin (duplicates) in scan order.
-func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *conventions.Conventions) ([]telemetry.Occurrence, bool, error) {
-	d, err := dirtyTraces(ctx, tx, q.AsOf)
-	if err != nil {
-		return nil, false, err
-	}
+func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *conventions.Conventions, d dirty) ([]telemetry.Occurrence, bool, error) {
 	// Stored occurrences of the traces the snapshot saw whole.
 	var f filter
 	f.add("IsOrigin = 1")
@@ -284,11 +283,10 @@ var groupPage = 16
 // origins index, and only each group's newest occurrences are read — until its sample, exception
 // type and related ids are settled — together with the lone error records. The answer is
 // GroupOccurrences' over every occurrence; done is false when the full path must answer.
-func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *conventions.Conventions) (telemetry.ErrorReport, bool, error) {
+func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *conventions.Conventions, d dirty) (telemetry.ErrorReport, bool, error) {
 	var rep telemetry.ErrorReport
-	d, err := dirtyTraces(ctx, tx, q.AsOf)
-	if err != nil || len(d.traces) > 0 {
-		return rep, false, err
+	if len(d.traces) > 0 {
+		return rep, false, nil
 	}
 	if deferred, err := deferredInWindow(ctx, tx, q.Window); err != nil || len(deferred) > 0 {
 		return rep, false, err
