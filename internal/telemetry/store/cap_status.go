@@ -208,29 +208,26 @@ func newestInBuckets(ctx context.Context, tx *sql.Tx, per map[string]*serviceTal
 		}
 	}
 	for k, services := range wanted {
-		var f filter
-		f.add("Timestamp >= ? AND Timestamp < ?", k.bucket*bucketNs, (k.bucket+1)*bucketNs)
-		if k.table == TracesTable {
-			f.in("ServiceName", services) // through (ServiceName, Timestamp, …): one seek each
-		} else {
-			f.in("+ServiceName", services)
+		// One MAX per service: a single seek to the end of its range in the index that starts
+		// with the service (a GROUP BY over the services would read the bucket's every row).
+		index := ` INDEXED BY otel_traces_service`
+		if k.table == LogsTable {
+			index = ``
 		}
-		err := eachRow(ctx, tx, `SELECT ServiceName, MAX(Timestamp) FROM `+k.table+f.where()+` GROUP BY ServiceName`, f.args,
-			func(scan func(...any) error) error {
-				var svc string
-				var newest int64
-				if err := scan(&svc, &newest); err != nil {
-					return err
-				}
-				if t := per[svc]; k.table == TracesTable {
-					t.spanMax = max(t.spanMax, newest)
-				} else {
-					t.logMax = max(t.logMax, newest)
-				}
-				return nil
-			})
-		if err != nil {
-			return fmt.Errorf("find newest %s: %w", k.table, err)
+		for _, svc := range services {
+			var newest sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT MAX(Timestamp) FROM `+k.table+index+` WHERE ServiceName = ? AND Timestamp >= ? AND
+				Timestamp < ?`, svc, k.bucket*bucketNs, (k.bucket+1)*bucketNs).Scan(&newest); err != nil {
+				return fmt.Errorf("find newest %s: %w", k.table, err)
+			}
+			if !newest.Valid {
+				continue
+			}
+			if t := per[svc]; k.table == TracesTable {
+				t.spanMax = max(t.spanMax, newest.Int64)
+			} else {
+				t.logMax = max(t.logMax, newest.Int64)
+			}
 		}
 	}
 	return nil
