@@ -436,6 +436,7 @@ func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, servi
 	var recs []rec
 	// read reads the group's stored occurrences at or before cur: the groupPage newest and
 	// every other one at the oldest of their timestamps, so a page never splits a timestamp.
+	page := groupPage
 	read := func(cur int64) (n int, oldest int64, err error) {
 		var f filter
 		f.add("IsOrigin = 1")
@@ -446,7 +447,7 @@ func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, servi
 		from := ` FROM ` + TracesTable + ` INDEXED BY otel_traces_origin_groups` + f.where()
 		args := append(append(slices.Clone(f.args), f.args...), q.Window.StartMs*1e6)
 		err = eachRow(ctx, tx, `SELECT `+occurrenceFields+from+` AND Timestamp >= COALESCE((SELECT Timestamp`+from+
-			` ORDER BY Timestamp DESC LIMIT 1 OFFSET `+strconv.Itoa(groupPage-1)+`), ?)`, args, func(scan func(...any) error) error {
+			` ORDER BY Timestamp DESC LIMIT 1 OFFSET `+strconv.Itoa(page-1)+`), ?)`, args, func(scan func(...any) error) error {
 			var r rec
 			if err := scan(&r.o.TimeNs, &r.o.Service, &r.o.TraceID, &r.o.OriginSpanID, &r.seq, &r.o.Message, &r.o.ExceptionType,
 				&r.o.Fingerprint, &r.o.RunID, &r.o.Domain); err != nil {
@@ -473,8 +474,9 @@ func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, servi
 			if err != nil {
 				return g, newest, false, err
 			}
-			if n >= groupPage {
+			if n >= page {
 				bound, cur, more = oldest, oldest-1, true
+				page *= 2 // an unsettled group is read in O(log n) pages
 			}
 		}
 		if !more {
@@ -501,8 +503,32 @@ func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, servi
 			return g, newest, false, fmt.Errorf("read occurrences: %d groups of one", len(rep.Groups))
 		}
 		g = rep.Groups[0]
-		settled := len(g.RunIDs) == telemetry.MaxRelated && len(g.TraceIDs) == telemetry.MaxRelated && g.ExceptionType != "" &&
-			g.SampleSpanID != ""
+		settled := len(g.RunIDs) == telemetry.MaxRelated && len(g.TraceIDs) == telemetry.MaxRelated && g.SampleSpanID != ""
+		if settled && g.ExceptionType == "" && more {
+			// The fingerprint holds the trimmed exception type: the group's older occurrences
+			// have none either, unless one's is blank space. Lone records older than bound
+			// are in memory; the stored ones are checked in the group index.
+			for _, o := range lone {
+				settled = settled && (o.TimeNs >= bound || o.ExceptionType == "")
+			}
+			if settled {
+				var f filter
+				f.add("IsOrigin = 1")
+				f.add("Fingerprint IS ?", nullIfEmpty(fingerprint))
+				f.add("OccDomain IS ?", nullIfEmpty(domain))
+				f.service("ServiceName", service)
+				f.add("Timestamp < ? AND Timestamp >= ?", bound, q.Window.StartMs*1e6)
+				f.add("ExceptionType IS NOT NULL")
+				var typed bool
+				if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+TracesTable+` INDEXED BY otel_traces_origin_groups`+
+					f.where()+`)`, f.args...).Scan(&typed); err != nil {
+					return g, newest, false, fmt.Errorf("read occurrences: %w", err)
+				}
+				settled = !typed
+			}
+		} else if g.ExceptionType == "" {
+			settled = false
+		}
 		if !more || settled {
 			// The newest occurrence, as GroupOccurrences orders them (stable: stored first).
 			for i, o := range list {

@@ -170,7 +170,8 @@ package store
 //	otel_traces_origins (Timestamp, ServiceName, TraceId, SpanId, Fingerprint, ExceptionType,
 //	                    ErrorMessage, OccRunId, OccDomain) WHERE IsOrigin = 1
 //	                    get_recent_errors and status edges from the index alone
-//	otel_traces_origin_groups (Fingerprint, OccDomain, ServiceName, Timestamp) WHERE IsOrigin = 1
+//	otel_traces_origin_groups (Fingerprint, OccDomain, ServiceName, Timestamp, ExceptionType)
+//	                    WHERE IsOrigin = 1
 //	                    get_recent_errors: a group's newest occurrences
 //	otel_traces_runs    (Timestamp, ServiceName, Domain, RunErrored, TraceId, RunId, SpanId,
 //	                    RunVerdict) WHERE IsRoot = 1          list_runs: count, order and page
@@ -443,7 +444,8 @@ CREATE TABLE otel_entry_activity (
 	Sketch      BLOB,
 	PRIMARY KEY (ServiceName, Bucket, SpanName)
 ) WITHOUT ROWID;
-CREATE INDEX otel_traces_origin_groups ON otel_traces (Fingerprint, OccDomain, ServiceName, Timestamp) WHERE IsOrigin = 1;
+CREATE INDEX otel_traces_origin_groups ON otel_traces (Fingerprint, OccDomain, ServiceName, Timestamp, ExceptionType)
+	WHERE IsOrigin = 1;
 CREATE TABLE otel_error_activity (
 	GroupKey    TEXT    NOT NULL,
 	Bucket      INTEGER NOT NULL,
