@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/runlens/runlens/internal/telemetry"
@@ -303,9 +304,11 @@ func domainActivity(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, co
 			f.add("Timestamp >= ? AND Timestamp < ?", b*bucketNs, (b+1)*bucketNs)
 			f.add("Domain = ?", acts[i].Domain)
 			f.service("ServiceName", q.Service)
+			// Walked back from the bucket's end, stopping at the first of the domain's roots.
 			var newest int64
-			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(Timestamp), 0) FROM `+TracesTable+f.where(), f.args...).
-				Scan(&newest); err != nil {
+			err := tx.QueryRowContext(ctx, `SELECT Timestamp FROM `+TracesTable+` INDEXED BY otel_traces_runs`+f.where()+
+				` ORDER BY Timestamp DESC LIMIT 1`, f.args...).Scan(&newest)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return nil, 0, fmt.Errorf("find newest run: %w", err)
 			}
 			newestNs[i] = max(newestNs[i], newest)
