@@ -180,3 +180,32 @@ func TestClashingGoNamesAreReportedBeforeRendering(t *testing.T) {
 		})
 	}
 }
+
+func TestIntegersWithoutAMaximumAreInt64(t *testing.T) {
+	_, m := generateFixture(t, nil)
+	tests := []struct {
+		name, typ, field, goType string
+	}{
+		{"a bounded limit is an int", "ListWidgetsInput", "Limit", "int"},
+		{"a bounded depth is an int", "GetWidgetInputOptions", "MaxDepth", "int"},
+		{"an open-ended count is an int64", "ListWidgetsOutput", "Count", "int64"},
+		{"a shared count is an int64", "Page", "Returned", "int64"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ty, ok := m.types[tc.typ]
+			if !ok {
+				t.Fatalf("no type %s", tc.typ)
+			}
+			for _, f := range ty.Fields {
+				if f.Name == tc.field {
+					if got := f.Type.String(); got != tc.goType {
+						t.Errorf("%s.%s is %s, want %s", tc.typ, tc.field, got, tc.goType)
+					}
+					return
+				}
+			}
+			t.Errorf("%s has no field %s", tc.typ, tc.field)
+		})
+	}
+}
