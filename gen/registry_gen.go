@@ -7,12 +7,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/schemas"
 )
 
 // The version gate: generated code and the runtime it was generated for must agree, or the
 // build fails here.
-const _ = contract.GenVersion1
+const _ = schemas.GenVersion1
 
 // Annotations are the MCP tool annotations; nil means the schema does not say.
 type Annotations struct {

@@ -11,10 +11,10 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
-// contractPkg is the runtime package generated code may import besides the standard library.
-const contractPkg = "github.com/runlens/runlens/internal/contract"
-
-// schemasPkg embeds the schema files generated code reads (schemas/embed.go).
+// schemasPkg is the one package generated code imports besides the standard library: its
+// runtime, which embeds the schema files gen/ reads and holds the version gate
+// (schemas/embed.go). The validator (internal/contract) imports gen, not the other way round,
+// so its field errors can be the generated type.
 const schemasPkg = "github.com/runlens/runlens/schemas"
 
 // BundledFolder and ListedFolder are the folders below the schema root that generation writes
@@ -121,7 +121,7 @@ func header(from string) string {
 func newFile(from string) *jen.File {
 	f := jen.NewFile("gen")
 	f.HeaderComment(strings.TrimSuffix(header(from), "\n"))
-	f.ImportName(contractPkg, "contract")
+	f.ImportName(schemasPkg, "schemas")
 	return f
 }
 
@@ -205,7 +205,6 @@ func (m *Model) renderFlows() (*jen.File, error) {
 // start-up.
 func (m *Model) renderSchemas() (*jen.File, error) {
 	f := newFile(m.src.Root + "/bundled and " + m.src.Root + "/listed (published from " + m.src.Root + "/tools, defs and configuration schemas)")
-	f.ImportName(schemasPkg, "schemas")
 	f.Comment("SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path")
 	f.Comment("and compact bytes, in path order. It changes whenever any published contract changes.")
 	f.Const().Id("SchemaDigest").Op("=").Lit(m.Digest())

@@ -12,7 +12,7 @@ func (m *Model) renderRegistry() (*jen.File, error) {
 	f := newFile(m.src.Root + "/registry.json and " + m.src.Root + "/tools/*.json")
 	f.Comment("The version gate: generated code and the runtime it was generated for must agree, or the")
 	f.Comment("build fails here.")
-	f.Const().Id("_").Op("=").Qual(contractPkg, "GenVersion1")
+	f.Const().Id("_").Op("=").Qual(schemasPkg, "GenVersion1")
 	f.Line()
 	f.Comment("Annotations are the MCP tool annotations; nil means the schema does not say.")
 	f.Type().Id("Annotations").Struct(
