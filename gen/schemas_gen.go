@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:1b024f89349019d89ac4e32193bcc18cbcf48ef8957640f61ff68b6c2980b81d"
+const SchemaDigest = "sha256:55819ccbd79acb9bc21c90fdb2f01afc47ae01e1df62f18b20b7d8e928398b43"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

@@ -16,7 +16,7 @@ type AnalyzeDBBottlenecksInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
+	// Epoch ms; beats window.
 	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// Only this db system, e.g. postgresql.
@@ -91,7 +91,7 @@ type AnalyzeServicePerformanceInput struct {
 	// Answer size.
 	Detail Detail `json:"detail,omitzero"`
 
-	// execute_command's telemetry.invocationId.
+	// execute_command's invocationId.
 	Invocation *string `json:"invocation,omitzero"`
 
 	// Max top operations.
@@ -103,7 +103,7 @@ type AnalyzeServicePerformanceInput struct {
 	// Service to analyze.
 	Service string `json:"service"`
 
-	// Start, epoch ms; beats window.
+	// Epoch ms; beats window.
 	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// How far back, ≤7d.
@@ -518,7 +518,7 @@ type GetAppStatusInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
+	// Epoch ms; beats window.
 	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// How far back, ≤7d.
@@ -720,7 +720,7 @@ type GetLastJobResultInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
+	// Epoch ms; beats window.
 	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// How far back, ≤7d.
@@ -798,7 +798,7 @@ type GetRecentErrorsInput struct {
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
 
-	// execute_command's telemetry.invocationId.
+	// execute_command's invocationId.
 	Invocation *string `json:"invocation,omitzero"`
 
 	// Max groups.
@@ -807,7 +807,7 @@ type GetRecentErrorsInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
+	// Epoch ms; beats window.
 	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// How far back, ≤7d.
@@ -1131,7 +1131,7 @@ type ListRunsInput struct {
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
 
-	// execute_command's telemetry.invocationId.
+	// execute_command's invocationId.
 	Invocation *string `json:"invocation,omitzero"`
 
 	// Max runs.
@@ -1140,7 +1140,7 @@ type ListRunsInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
+	// Epoch ms; beats window.
 	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// Only runs that ended so: ok or error.
