@@ -1,8 +1,8 @@
 // Package schemas is the runtime of the generated gen package: it embeds the generated schema
 // files gen reads, bundled/ (the published, self-contained schemas) and listed/ (what
-// tools/list serves of each tool schema), and holds the version gate. It lives here because
-// go:embed reads only the folder of the embedding file and below; the JSON files beside it are
-// the source of truth for every tool contract.
+// tools/list serves of each tool schema), and holds the version gate. It lives here because an
+// embed directive reads only the folder of the embedding file and below; the JSON files beside
+// it are the source of truth for every tool contract.
 package schemas
 
 import "embed"
