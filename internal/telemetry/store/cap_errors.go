@@ -411,9 +411,8 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 		return cmp.Or(cmp.Compare(y.TimeNs, x.TimeNs), cmp.Compare(x.TraceID, y.TraceID), cmp.Compare(x.OriginSpanID, y.OriginSpanID),
 			cmp.Compare(boolInt(a.lone), boolInt(b.lone)))
 	})
-	rep.Groups = make([]telemetry.ErrorGroup, len(out))
-	for i := range out {
-		rep.Groups[i] = out[i].g
+	for i := range out { // nil when there is none, as GroupOccurrences answers
+		rep.Groups = append(rep.Groups, out[i].g)
 	}
 	slices.SortStableFunc(rep.Groups, func(a, b telemetry.ErrorGroup) int {
 		return cmp.Or(cmp.Compare(b.LastSeenMs, a.LastSeenMs), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Fingerprint, b.Fingerprint))
