@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,7 +67,8 @@ FROM (SELECT number, intDiv(number * %[4]d, %[5]d) AS tr, concat('svc-', toStrin
 // size. Run it once: go test -tags chdb -run '^$' -bench B10 -benchtime 1x.
 func BenchmarkB10(b *testing.B) {
 	e := engine(b)
-	addr := front(b, e, nil)
+	prof := &profile{on: os.Getenv("RUNLENS_B10_PROFILE") != ""}
+	addr := front(b, e, &chfront.Front{Timed: prof.add})
 	sizes := []int64{1_000_000, 3_000_000}
 	if v := os.Getenv("RUNLENS_B10_SPANS"); v != "" {
 		sizes = nil
@@ -147,6 +149,14 @@ func BenchmarkB10(b *testing.B) {
 					}
 					limited = limited || lim
 				}
+				if prof.on {
+					prof.start()
+					t0 := time.Now()
+					if _, err := c.call(); err != nil {
+						b.Fatal(err)
+					}
+					b.Logf("profile %s %s at %d spans: %s", c.tool, win.name, n, prof.report(time.Since(t0)))
+				}
 				slices.Sort(lat)
 				p50, p95 := lat[telemetry.RankIndex(len(lat), 0.5)], lat[telemetry.RankIndex(len(lat), 0.95)]
 				fmt.Fprintf(&rows, "| %s | %s | %.0f | %.0f | %v |\n", c.tool, win.name, ms(p50), ms(p95), limited)
@@ -158,6 +168,51 @@ func BenchmarkB10(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// profile records the queries one call sent (RUNLENS_B10_PROFILE=1): how many, and the
+// engine's time for each, its parameters apart.
+type profile struct {
+	on      bool
+	mu      sync.Mutex
+	queries []profiled
+}
+
+type profiled struct {
+	sql            string
+	prelude, query time.Duration
+}
+
+func (p *profile) add(sql string, prelude, query time.Duration) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.queries = append(p.queries, profiled{sql, prelude, query})
+}
+
+func (p *profile) start() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.queries = nil
+}
+
+func (p *profile) report(wall time.Duration) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var pre, q time.Duration
+	var lines strings.Builder
+	for _, x := range p.queries {
+		pre, q = pre+x.prelude, q+x.query
+		sql := strings.Join(strings.Fields(x.sql), " ")
+		if len(sql) > 160 {
+			sql = sql[:160] + "…"
+		}
+		fmt.Fprintf(&lines, "\n    params %5.1f ms, query %6.1f ms: %s", ms(x.prelude), ms(x.query), sql)
+	}
+	return fmt.Sprintf("%d queries, wall %.1f ms, params %.1f ms, engine %.1f ms, rest %.1f ms%s",
+		len(p.queries), ms(wall), ms(pre), ms(q), ms(wall-pre-q), lines.String())
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

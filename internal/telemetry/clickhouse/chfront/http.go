@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Front is the part of ClickHouse's HTTP interface the official client uses for queries: the
@@ -22,6 +23,9 @@ type Front struct {
 	User, Password string
 	// Queries counts the queries answered (for tests that bound round trips).
 	Queries func(sql string)
+	// Timed, when set, receives each query as the engine ran it with the time the engine took
+	// for its parameters (prelude) and for the query itself (the benchmark's profile).
+	Timed func(sql string, prelude, query time.Duration)
 	// Refuse, when it returns a code, fails the query as the server would with that code
 	// and message (a user without rights, say, which chDB has no users for).
 	Refuse func(sql string) (code int, msg string)
@@ -116,15 +120,21 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.E.mu.Lock()
 	var out []byte
+	t0 := time.Now()
 	for _, p := range prelude {
 		if _, err = f.E.queryLocked(p, "TabSeparated"); err != nil {
 			break
 		}
 	}
+	t1 := time.Now()
 	if err == nil {
 		out, err = f.E.queryLocked(sql, format)
 	}
+	t2 := time.Now()
 	f.E.mu.Unlock()
+	if f.Timed != nil {
+		f.Timed(sql, t1.Sub(t0), t2.Sub(t1))
+	}
 	if err != nil {
 		code := 1001
 		if m := codeRe.FindStringSubmatch(err.Error()); m != nil {
