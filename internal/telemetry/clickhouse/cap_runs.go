@@ -32,7 +32,9 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 		"if(", jobID, " != '', if(", trimmed(word), " != '', ", trimmed(word), ", ", trimmed(outcome), "), if(", word, " != '', ", word, ", ", outcome, ")) AS outcome, ",
 		normalizeStatusExpr(q, conv, word, "StatusCode = 'Error' OR errors > 0", "if("+jobID+" != '', "+exitCodeExpr(q, conv, a)+", NULL)"), " AS status, ",
 		"intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) AS ms, toUInt64(Duration) AS dur, ServiceName AS service, r.TraceId AS trace, errors",
-		" FROM (SELECT * FROM ", b.traces, " WHERE ")
+		// Only the columns the expressions read go through LIMIT BY (SELECT * would carry every
+		// column of every root through the deduplication).
+		" FROM (SELECT TraceId, SpanId, SpanName, StatusCode, Timestamp, Duration, ServiceName, SpanAttributes FROM ", b.traces, " WHERE ")
 	window(q, "Timestamp", w)
 	q.w(" AND ParentSpanId = ''")
 	if svc != "" {
