@@ -95,7 +95,14 @@ type runner struct {
 	// readonly=1 may change none): that user is read-only already, and the server's profile
 	// bounds its queries.
 	noSettings atomic.Bool
+	// slots bounds the queries in flight to the client's pool (maxOpenConns): past it the
+	// client gives a query only its dial timeout to find a connection, while a query waiting
+	// here waits as long as its context allows.
+	slots chan struct{}
 }
+
+// maxOpenConns is the client's pool size.
+const maxOpenConns = maxParallel
 
 // settings bound one query: read-only, a time limit, a read limit and a result limit. Over a
 // limit the server throws (overflow mode throw), so the adapter knows it was cut; it then
@@ -146,6 +153,12 @@ func (r *runner) query(ctx context.Context, q *sqlText, resultRows int, each fun
 
 // once runs q once and says how many rows reached each.
 func (r *runner) once(ctx context.Context, q *sqlText, resultRows int, breakMode bool, each func(driver.Rows) error) (int, error) {
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
 	qctx := ctx
 	if !r.noSettings.Load() {
 		qctx = ch.Context(ctx, ch.WithSettings(r.settings(resultRows, breakMode)))

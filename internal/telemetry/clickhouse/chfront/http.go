@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -29,6 +30,10 @@ type Front struct {
 	// Refuse, when it returns a code, fails the query as the server would with that code
 	// and message (a user without rights, say, which chDB has no users for).
 	Refuse func(sql string) (code int, msg string)
+
+	helloOnce sync.Once
+	helloOut  []byte
+	helloErr  error
 }
 
 // helloQuery is what clickhouse-go asks first over HTTP; it decodes the answer with its own
@@ -188,7 +193,12 @@ func settingValue(v string) string {
 // info first, a custom-serialization flag per column) and reports revision 0, with the
 // engine's name, version and time zone.
 func (f *Front) hello(w http.ResponseWriter) {
-	out, err := f.E.Query("SELECT displayName(), version(), timezone()", "TabSeparated")
+	// Read once: a server answers the hello of a new connection at once, also while it runs
+	// other queries, and the client allows a new connection only its dial timeout.
+	f.helloOnce.Do(func() {
+		f.helloOut, f.helloErr = f.E.Query("SELECT displayName(), version(), timezone()", "TabSeparated")
+	})
+	out, err := f.helloOut, f.helloErr
 	if err != nil {
 		fail(w, 1001, err.Error())
 		return
