@@ -105,7 +105,10 @@ func BenchmarkB10(b *testing.B) {
 			b.Fatal(err)
 		}
 		load := time.Since(t0)
-		src := telemetry.NewEngine(open(b, addr, tb.Database, clickhouse.Options{MaxExecutionTime: 60 * time.Second}), nil)
+		// chDB runs one query at a time, so the queries one answer sends at once wait in the
+		// HTTP interface for each other; the client's read timeout (MaxExecutionTime plus the
+		// dial timeout) must cover that queue at 10M spans on a loaded machine.
+		src := telemetry.NewEngine(open(b, addr, tb.Database, clickhouse.Options{MaxExecutionTime: 300 * time.Second}), nil)
 		ctx := context.Background()
 		// At the sizes in RUNLENS_B10_STORE_SPANS (default 1000000), the same spans and records
 		// are copied into an embedded store, and each call is made on both, interleaved.
