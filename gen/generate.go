@@ -4,4 +4,4 @@
 // this folder is generated; fix the generator or the schemas, never the output.
 package gen
 
-//go:generate go run ../internal/codegen/cmd/runlens-gen -schemas ../schemas -out . -bundled ../schemas/bundled
+//go:generate go run ../internal/codegen/cmd/runlens-gen -schemas ../schemas -out . -bundled ../schemas/bundled -listed ../schemas/listed

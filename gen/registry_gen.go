@@ -7,12 +7,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/schemas"
 )
 
 // The version gate: generated code and the runtime it was generated for must agree, or the
 // build fails here.
-const _ = contract.GenVersion1
+const _ = schemas.GenVersion1
 
 // Annotations are the MCP tool annotations; nil means the schema does not say.
 type Annotations struct {
@@ -30,13 +30,14 @@ type Tool struct {
 	Name, Title, Description, Family string
 	Annotations                      Annotations
 	Budget                           Budget
-	// InputSchema is the published bundled input schema, compact JSON.
+	// InputSchema is the published bundled input schema (schemas/bundled), as on disk.
 	InputSchema []byte
-	// OutputSchema is the published bundled output schema, compact JSON.
+	// OutputSchema is the published bundled output schema, as on disk.
 	OutputSchema []byte
 	// ListedInputSchema and ListedOutputSchema are what tools/list serves of them: the
 	// input without its root title and description, the output's shape and top-level
-	// descriptions. Answers are still validated against the published schemas.
+	// descriptions (schemas/listed). Answers are still validated against the published
+	// schemas. The files are indented; the protocol layer serves them compact.
 	ListedInputSchema, ListedOutputSchema []byte
 	// Call decodes already-validated arguments into the typed input, applies the schema
 	// defaults and invokes the flow. Nil for the compact-profile tools.
@@ -52,10 +53,10 @@ var Tools = []Tool{
 		Family:             "telemetry",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaGetAppStatusInput),
-		OutputSchema:       []byte(schemaGetAppStatusOutput),
-		ListedInputSchema:  []byte(listedGetAppStatusInput),
-		ListedOutputSchema: []byte(listedGetAppStatusOutput),
+		InputSchema:        schemaGetAppStatusInput,
+		OutputSchema:       schemaGetAppStatusOutput,
+		ListedInputSchema:  listedGetAppStatusInput,
+		ListedOutputSchema: listedGetAppStatusOutput,
 		Call:               callWith(Flows.GetAppStatus, ToolGetAppStatus),
 	},
 	{
@@ -65,10 +66,10 @@ var Tools = []Tool{
 		Family:             "telemetry",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaListRunsInput),
-		OutputSchema:       []byte(schemaListRunsOutput),
-		ListedInputSchema:  []byte(listedListRunsInput),
-		ListedOutputSchema: []byte(listedListRunsOutput),
+		InputSchema:        schemaListRunsInput,
+		OutputSchema:       schemaListRunsOutput,
+		ListedInputSchema:  listedListRunsInput,
+		ListedOutputSchema: listedListRunsOutput,
 		Call:               callWith(Flows.ListRuns, ToolListRuns),
 	},
 	{
@@ -78,10 +79,10 @@ var Tools = []Tool{
 		Family:             "telemetry",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 32768, Summary: 4096},
-		InputSchema:        []byte(schemaGetRunInput),
-		OutputSchema:       []byte(schemaGetRunOutput),
-		ListedInputSchema:  []byte(listedGetRunInput),
-		ListedOutputSchema: []byte(listedGetRunOutput),
+		InputSchema:        schemaGetRunInput,
+		OutputSchema:       schemaGetRunOutput,
+		ListedInputSchema:  listedGetRunInput,
+		ListedOutputSchema: listedGetRunOutput,
 		Call:               callWith(Flows.GetRun, ToolGetRun),
 	},
 	{
@@ -91,10 +92,10 @@ var Tools = []Tool{
 		Family:             "telemetry",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaGetRecentErrorsInput),
-		OutputSchema:       []byte(schemaGetRecentErrorsOutput),
-		ListedInputSchema:  []byte(listedGetRecentErrorsInput),
-		ListedOutputSchema: []byte(listedGetRecentErrorsOutput),
+		InputSchema:        schemaGetRecentErrorsInput,
+		OutputSchema:       schemaGetRecentErrorsOutput,
+		ListedInputSchema:  listedGetRecentErrorsInput,
+		ListedOutputSchema: listedGetRecentErrorsOutput,
 		Call:               callWith(Flows.GetRecentErrors, ToolGetRecentErrors),
 	},
 	{
@@ -104,10 +105,10 @@ var Tools = []Tool{
 		Family:             "telemetry",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaGetLastJobResultInput),
-		OutputSchema:       []byte(schemaGetLastJobResultOutput),
-		ListedInputSchema:  []byte(listedGetLastJobResultInput),
-		ListedOutputSchema: []byte(listedGetLastJobResultOutput),
+		InputSchema:        schemaGetLastJobResultInput,
+		OutputSchema:       schemaGetLastJobResultOutput,
+		ListedInputSchema:  listedGetLastJobResultInput,
+		ListedOutputSchema: listedGetLastJobResultOutput,
 		Call:               callWith(Flows.GetLastJobResult, ToolGetLastJobResult),
 	},
 	{
@@ -117,10 +118,10 @@ var Tools = []Tool{
 		Family:             "telemetry",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaAnalyzeServicePerformanceInput),
-		OutputSchema:       []byte(schemaAnalyzeServicePerformanceOutput),
-		ListedInputSchema:  []byte(listedAnalyzeServicePerformanceInput),
-		ListedOutputSchema: []byte(listedAnalyzeServicePerformanceOutput),
+		InputSchema:        schemaAnalyzeServicePerformanceInput,
+		OutputSchema:       schemaAnalyzeServicePerformanceOutput,
+		ListedInputSchema:  listedAnalyzeServicePerformanceInput,
+		ListedOutputSchema: listedAnalyzeServicePerformanceOutput,
 		Call:               callWith(Flows.AnalyzeServicePerformance, ToolAnalyzeServicePerformance),
 	},
 	{
@@ -130,10 +131,10 @@ var Tools = []Tool{
 		Family:             "telemetry",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaAnalyzeDBBottlenecksInput),
-		OutputSchema:       []byte(schemaAnalyzeDBBottlenecksOutput),
-		ListedInputSchema:  []byte(listedAnalyzeDBBottlenecksInput),
-		ListedOutputSchema: []byte(listedAnalyzeDBBottlenecksOutput),
+		InputSchema:        schemaAnalyzeDBBottlenecksInput,
+		OutputSchema:       schemaAnalyzeDBBottlenecksOutput,
+		ListedInputSchema:  listedAnalyzeDBBottlenecksInput,
+		ListedOutputSchema: listedAnalyzeDBBottlenecksOutput,
 		Call:               callWith(Flows.AnalyzeDBBottlenecks, ToolAnalyzeDBBottlenecks),
 	},
 	{
@@ -143,10 +144,10 @@ var Tools = []Tool{
 		Family:             "doctor",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaDoctorInput),
-		OutputSchema:       []byte(schemaDoctorOutput),
-		ListedInputSchema:  []byte(listedDoctorInput),
-		ListedOutputSchema: []byte(listedDoctorOutput),
+		InputSchema:        schemaDoctorInput,
+		OutputSchema:       schemaDoctorOutput,
+		ListedInputSchema:  listedDoctorInput,
+		ListedOutputSchema: listedDoctorOutput,
 		Call:               callWith(Flows.Doctor, ToolDoctor),
 	},
 	{
@@ -156,10 +157,10 @@ var Tools = []Tool{
 		Family:             "docs",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaSearchDocsInput),
-		OutputSchema:       []byte(schemaSearchDocsOutput),
-		ListedInputSchema:  []byte(listedSearchDocsInput),
-		ListedOutputSchema: []byte(listedSearchDocsOutput),
+		InputSchema:        schemaSearchDocsInput,
+		OutputSchema:       schemaSearchDocsOutput,
+		ListedInputSchema:  listedSearchDocsInput,
+		ListedOutputSchema: listedSearchDocsOutput,
 		Call:               callWith(Flows.SearchDocs, ToolSearchDocs),
 	},
 	{
@@ -169,10 +170,10 @@ var Tools = []Tool{
 		Family:             "docs",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaListDocsInput),
-		OutputSchema:       []byte(schemaListDocsOutput),
-		ListedInputSchema:  []byte(listedListDocsInput),
-		ListedOutputSchema: []byte(listedListDocsOutput),
+		InputSchema:        schemaListDocsInput,
+		OutputSchema:       schemaListDocsOutput,
+		ListedInputSchema:  listedListDocsInput,
+		ListedOutputSchema: listedListDocsOutput,
 		Call:               callWith(Flows.ListDocs, ToolListDocs),
 	},
 	{
@@ -182,10 +183,10 @@ var Tools = []Tool{
 		Family:             "docs",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 32768, Summary: 4096},
-		InputSchema:        []byte(schemaGetDocInput),
-		OutputSchema:       []byte(schemaGetDocOutput),
-		ListedInputSchema:  []byte(listedGetDocInput),
-		ListedOutputSchema: []byte(listedGetDocOutput),
+		InputSchema:        schemaGetDocInput,
+		OutputSchema:       schemaGetDocOutput,
+		ListedInputSchema:  listedGetDocInput,
+		ListedOutputSchema: listedGetDocOutput,
 		Call:               callWith(Flows.GetDoc, ToolGetDoc),
 	},
 	{
@@ -195,10 +196,10 @@ var Tools = []Tool{
 		Family:             "commands",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaListCommandsInput),
-		OutputSchema:       []byte(schemaListCommandsOutput),
-		ListedInputSchema:  []byte(listedListCommandsInput),
-		ListedOutputSchema: []byte(listedListCommandsOutput),
+		InputSchema:        schemaListCommandsInput,
+		OutputSchema:       schemaListCommandsOutput,
+		ListedInputSchema:  listedListCommandsInput,
+		ListedOutputSchema: listedListCommandsOutput,
 		Call:               callWith(Flows.ListCommands, ToolListCommands),
 	},
 	{
@@ -208,10 +209,10 @@ var Tools = []Tool{
 		Family:             "commands",
 		Annotations:        Annotations{ReadOnlyHint: hint(false), DestructiveHint: hint(true), IdempotentHint: hint(false), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 32768, Summary: 4096},
-		InputSchema:        []byte(schemaExecuteCommandInput),
-		OutputSchema:       []byte(schemaExecuteCommandOutput),
-		ListedInputSchema:  []byte(listedExecuteCommandInput),
-		ListedOutputSchema: []byte(listedExecuteCommandOutput),
+		InputSchema:        schemaExecuteCommandInput,
+		OutputSchema:       schemaExecuteCommandOutput,
+		ListedInputSchema:  listedExecuteCommandInput,
+		ListedOutputSchema: listedExecuteCommandOutput,
 		Call:               callWith(Flows.ExecuteCommand, ToolExecuteCommand),
 	},
 }
@@ -225,10 +226,10 @@ var CompactTools = []Tool{
 		Family:             "meta",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaRunlensCapabilitiesInput),
-		OutputSchema:       []byte(schemaRunlensCapabilitiesOutput),
-		ListedInputSchema:  []byte(listedRunlensCapabilitiesInput),
-		ListedOutputSchema: []byte(listedRunlensCapabilitiesOutput),
+		InputSchema:        schemaRunlensCapabilitiesInput,
+		OutputSchema:       schemaRunlensCapabilitiesOutput,
+		ListedInputSchema:  listedRunlensCapabilitiesInput,
+		ListedOutputSchema: listedRunlensCapabilitiesOutput,
 		Call:               nil,
 	},
 	{
@@ -238,10 +239,10 @@ var CompactTools = []Tool{
 		Family:             "meta",
 		Annotations:        Annotations{ReadOnlyHint: hint(false), DestructiveHint: hint(true), IdempotentHint: hint(false), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 16384, Summary: 4096},
-		InputSchema:        []byte(schemaRunlensInput),
-		OutputSchema:       []byte(schemaRunlensOutput),
-		ListedInputSchema:  []byte(listedRunlensInput),
-		ListedOutputSchema: []byte(listedRunlensOutput),
+		InputSchema:        schemaRunlensInput,
+		OutputSchema:       schemaRunlensOutput,
+		ListedInputSchema:  listedRunlensInput,
+		ListedOutputSchema: listedRunlensOutput,
 		Call:               nil,
 	},
 }

@@ -16,8 +16,8 @@ type AnalyzeDBBottlenecksInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
-	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
+	// Epoch ms; beats window.
+	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// Only this db system, e.g. postgresql.
 	System *string `json:"system,omitzero"`
@@ -40,13 +40,13 @@ type AnalyzeDBBottlenecksOutput struct {
 	Page Page `json:"page"`
 
 	// Query spans.
-	SampleCount int `json:"sampleCount"`
+	SampleCount int64 `json:"sampleCount"`
 
 	// Coverage.
 	Scan Scan `json:"scan"`
 
 	// Window start, epoch ms.
-	SinceUnixMs int `json:"sinceUnixMs"`
+	SinceUnixMs int64 `json:"sinceUnixMs"`
 }
 
 // AnalyzeDBBottlenecksOutputOperation: one operation.
@@ -57,10 +57,10 @@ type AnalyzeDBBottlenecksOutputOperation struct {
 	Collection *string `json:"collection,omitzero"`
 
 	// Calls.
-	Count int `json:"count"`
+	Count int64 `json:"count"`
 
 	// Errors.
-	ErrorCount int `json:"errorCount"`
+	ErrorCount int64 `json:"errorCount"`
 
 	// Label.
 	Operation string `json:"operation"`
@@ -91,7 +91,7 @@ type AnalyzeServicePerformanceInput struct {
 	// Answer size.
 	Detail Detail `json:"detail,omitzero"`
 
-	// execute_command's telemetry.invocationId.
+	// execute_command's invocationId.
 	Invocation *string `json:"invocation,omitzero"`
 
 	// Max top operations.
@@ -103,8 +103,8 @@ type AnalyzeServicePerformanceInput struct {
 	// Service to analyze.
 	Service string `json:"service"`
 
-	// Start, epoch ms; beats window.
-	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
+	// Epoch ms; beats window.
+	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
@@ -132,7 +132,7 @@ type AnalyzeServicePerformanceOutput struct {
 	Comparison *AnalyzeServicePerformanceOutputComparison `json:"comparison,omitzero"`
 
 	// Failed ones.
-	ErrorCount int `json:"errorCount"`
+	ErrorCount int64 `json:"errorCount"`
 
 	// Error share.
 	ErrorRate float64 `json:"errorRate"`
@@ -159,7 +159,7 @@ type AnalyzeServicePerformanceOutput struct {
 	P99DurationMs float64 `json:"p99DurationMs"`
 
 	// Entry spans (or the operation's spans).
-	SampleCount int `json:"sampleCount"`
+	SampleCount int64 `json:"sampleCount"`
 
 	// Coverage.
 	Scan Scan `json:"scan"`
@@ -168,7 +168,7 @@ type AnalyzeServicePerformanceOutput struct {
 	Service string `json:"service"`
 
 	// Window start, epoch ms.
-	SinceUnixMs int `json:"sinceUnixMs"`
+	SinceUnixMs int64 `json:"sinceUnixMs"`
 
 	// Samples/min.
 	ThroughputPerMinute float64 `json:"throughputPerMinute"`
@@ -183,13 +183,13 @@ type AnalyzeServicePerformanceOutput struct {
 // Ref: schemas/tools/analyze_service_performance.output.json#/properties/comparison
 type AnalyzeServicePerformanceOutputComparison struct {
 	// Samples in the window.
-	AfterSamples int `json:"afterSamples"`
+	AfterSamples int64 `json:"afterSamples"`
 
 	// Mean ms.
 	Average *Change `json:"average,omitzero"`
 
 	// Samples in compareTo.
-	BeforeSamples int `json:"beforeSamples"`
+	BeforeSamples int64 `json:"beforeSamples"`
 
 	// Error rate.
 	ErrorRate *Change `json:"errorRate,omitzero"`
@@ -215,10 +215,10 @@ type AnalyzeServicePerformanceOutputComparison struct {
 // Ref: schemas/tools/analyze_service_performance.output.json#/properties/topOperations/items
 type AnalyzeServicePerformanceOutputTopOperation struct {
 	// Spans.
-	Count int `json:"count"`
+	Count int64 `json:"count"`
 
 	// Errors.
-	ErrorCount int `json:"errorCount"`
+	ErrorCount int64 `json:"errorCount"`
 
 	// Span name.
 	Name string `json:"name"`
@@ -440,7 +440,7 @@ const (
 // Ref: schemas/tools/execute_command.output.json#/properties/telemetry
 type ExecuteCommandOutputTelemetry struct {
 	// Error logs.
-	ErrorLogs *int `json:"errorLogs,omitzero"`
+	ErrorLogs *int64 `json:"errorLogs,omitzero"`
 
 	// Failures, grouped.
 	Errors []ExecuteCommandOutputTelemetryError `json:"errors,omitzero"`
@@ -453,7 +453,7 @@ type ExecuteCommandOutputTelemetry struct {
 	Limited *bool `json:"limited,omitzero"`
 
 	// Other logs.
-	OtherLogs *int `json:"otherLogs,omitzero"`
+	OtherLogs *int64 `json:"otherLogs,omitzero"`
 
 	// Runs, newest first.
 	RunIDs []string `json:"runIds,omitzero"`
@@ -465,10 +465,10 @@ type ExecuteCommandOutputTelemetry struct {
 	Slowest []ExecuteCommandOutputTelemetrySlowestItem `json:"slowest,omitzero"`
 
 	// Spans received.
-	Spans int `json:"spans"`
+	Spans int64 `json:"spans"`
 
 	// Warning logs.
-	WarnLogs *int `json:"warnLogs,omitzero"`
+	WarnLogs *int64 `json:"warnLogs,omitzero"`
 }
 
 // ExecuteCommandOutputTelemetryError: one failure group.
@@ -476,7 +476,7 @@ type ExecuteCommandOutputTelemetry struct {
 // Ref: schemas/tools/execute_command.output.json#/properties/telemetry/properties/errors/items
 type ExecuteCommandOutputTelemetryError struct {
 	// Occurrences.
-	Count int `json:"count"`
+	Count int64 `json:"count"`
 
 	// Exception type.
 	ExceptionType *string `json:"exceptionType,omitzero"`
@@ -518,8 +518,8 @@ type GetAppStatusInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
-	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
+	// Epoch ms; beats window.
+	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
@@ -553,16 +553,16 @@ type GetAppStatusOutput struct {
 // Ref: schemas/tools/get_app_status.output.json#/properties/counts
 type GetAppStatusOutputCounts struct {
 	// Error events.
-	Errors int `json:"errors"`
+	Errors int64 `json:"errors"`
 
 	// Log records.
-	Logs int `json:"logs"`
+	Logs int64 `json:"logs"`
 
 	// Known services.
-	Services int `json:"services"`
+	Services int64 `json:"services"`
 
 	// Spans.
-	Spans int `json:"spans"`
+	Spans int64 `json:"spans"`
 }
 
 // GetAppStatusOutputDomain: one domain.
@@ -573,13 +573,13 @@ type GetAppStatusOutputDomain struct {
 	Domain string `json:"domain"`
 
 	// Runs failed.
-	ErrorCount int `json:"errorCount"`
+	ErrorCount int64 `json:"errorCount"`
 
 	// Last seen, epoch ms.
-	MostRecentActivityUnixMs *int `json:"mostRecentActivityUnixMs,omitzero"`
+	MostRecentActivityUnixMs *int64 `json:"mostRecentActivityUnixMs,omitzero"`
 
 	// Runs seen.
-	SeenCount int `json:"seenCount"`
+	SeenCount int64 `json:"seenCount"`
 }
 
 // GetAppStatusOutputService: one service.
@@ -587,16 +587,16 @@ type GetAppStatusOutputDomain struct {
 // Ref: schemas/tools/get_app_status.output.json#/properties/services/items
 type GetAppStatusOutputService struct {
 	// Error events.
-	Errors int `json:"errors"`
+	Errors int64 `json:"errors"`
 
 	// Last span, epoch ms.
-	LastSeenUnixMs int `json:"lastSeenUnixMs"`
+	LastSeenUnixMs int64 `json:"lastSeenUnixMs"`
 
 	// Service.
 	Service string `json:"service"`
 
 	// Spans.
-	Spans int `json:"spans"`
+	Spans int64 `json:"spans"`
 }
 
 // GetAppStatusOutputSource: telemetry source.
@@ -610,7 +610,7 @@ type GetAppStatusOutputSource struct {
 	Kind SourceKind `json:"kind"`
 
 	// Newest record, epoch ms.
-	NewestDataUnixMs *int `json:"newestDataUnixMs,omitzero"`
+	NewestDataUnixMs *int64 `json:"newestDataUnixMs,omitzero"`
 
 	// What this source cannot answer (e.g. it stores no logs).
 	Note *string `json:"note,omitzero"`
@@ -695,7 +695,7 @@ type GetDocOutput struct {
 // Ref: schemas/tools/get_doc.output.json#/properties/sections/items
 type GetDocOutputSection struct {
 	// Size.
-	Bytes int `json:"bytes"`
+	Bytes int64 `json:"bytes"`
 
 	// Heading level.
 	Level int `json:"level"`
@@ -720,8 +720,8 @@ type GetLastJobResultInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
-	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
+	// Epoch ms; beats window.
+	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
@@ -732,7 +732,7 @@ type GetLastJobResultInput struct {
 // Ref: schemas/tools/get_last_job_result.output.json
 type GetLastJobResultOutput struct {
 	// End, epoch ms.
-	CompletedUnixMs *int `json:"completedUnixMs,omitzero"`
+	CompletedUnixMs *int64 `json:"completedUnixMs,omitzero"`
 
 	// Duration, ms.
 	DurationMs *float64 `json:"durationMs,omitzero"`
@@ -765,7 +765,7 @@ type GetLastJobResultOutput struct {
 	Previous *GetLastJobResultOutputPrevious `json:"previous,omitzero"`
 
 	// Start, epoch ms.
-	StartUnixMs *int `json:"startUnixMs,omitzero"`
+	StartUnixMs *int64 `json:"startUnixMs,omitzero"`
 
 	// ok or error.
 	Status *RunStatus `json:"status,omitzero"`
@@ -779,7 +779,7 @@ type GetLastJobResultOutput struct {
 // Ref: schemas/tools/get_last_job_result.output.json#/properties/previous
 type GetLastJobResultOutputPrevious struct {
 	// Start, epoch ms.
-	StartUnixMs int `json:"startUnixMs"`
+	StartUnixMs int64 `json:"startUnixMs"`
 
 	// ok or error.
 	Status RunStatus `json:"status"`
@@ -798,7 +798,7 @@ type GetRecentErrorsInput struct {
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
 
-	// execute_command's telemetry.invocationId.
+	// execute_command's invocationId.
 	Invocation *string `json:"invocation,omitzero"`
 
 	// Max groups.
@@ -807,8 +807,8 @@ type GetRecentErrorsInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
-	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
+	// Epoch ms; beats window.
+	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// How far back, ≤7d.
 	Window string `json:"window,omitzero"`
@@ -819,7 +819,7 @@ type GetRecentErrorsInput struct {
 // Ref: schemas/tools/get_recent_errors.output.json
 type GetRecentErrorsOutput struct {
 	// Error events.
-	Count int `json:"count"`
+	Count int64 `json:"count"`
 
 	// Latest first.
 	Groups []GetRecentErrorsOutputGroup `json:"groups,omitzero"`
@@ -836,7 +836,7 @@ type GetRecentErrorsOutput struct {
 // Ref: schemas/tools/get_recent_errors.output.json#/properties/groups/items
 type GetRecentErrorsOutputGroup struct {
 	// Events.
-	Count int `json:"count"`
+	Count int64 `json:"count"`
 
 	// Domain.
 	Domain string `json:"domain"`
@@ -848,10 +848,10 @@ type GetRecentErrorsOutputGroup struct {
 	Fingerprint string `json:"fingerprint"`
 
 	// First, epoch ms.
-	FirstSeenUnixMs int `json:"firstSeenUnixMs"`
+	FirstSeenUnixMs int64 `json:"firstSeenUnixMs"`
 
 	// Last, epoch ms.
-	LastSeenUnixMs int `json:"lastSeenUnixMs"`
+	LastSeenUnixMs int64 `json:"lastSeenUnixMs"`
 
 	// Where it failed in the project: file:line in function.
 	Location *string `json:"location,omitzero"`
@@ -910,7 +910,7 @@ type GetRunOutput struct {
 	Logs []GetRunOutputLog `json:"logs,omitzero"`
 
 	// Spans not returned.
-	OmittedSpans int `json:"omittedSpans"`
+	OmittedSpans int64 `json:"omittedSpans"`
 
 	// The app's own word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
@@ -948,7 +948,7 @@ type GetRunOutputLog struct {
 	SpanID *string `json:"spanId,omitzero"`
 
 	// Time, epoch ms.
-	TimeUnixMs int `json:"timeUnixMs"`
+	TimeUnixMs int64 `json:"timeUnixMs"`
 }
 
 // GetRunOutputSpan: one span.
@@ -978,7 +978,7 @@ type GetRunOutputSpan struct {
 	Name string `json:"name"`
 
 	// Attributes left out by that bound (full).
-	OmittedAttributes *int `json:"omittedAttributes,omitzero"`
+	OmittedAttributes *int64 `json:"omittedAttributes,omitzero"`
 
 	// Parent.
 	ParentSpanID *string `json:"parentSpanId,omitzero"`
@@ -1030,7 +1030,7 @@ type ListCommandsOutput struct {
 	Commands []ListCommandsOutputCommand `json:"commands,omitzero"`
 
 	// Commands returned.
-	Count int `json:"count"`
+	Count int64 `json:"count"`
 
 	// Paging.
 	Page Page `json:"page"`
@@ -1081,7 +1081,7 @@ type ListDocsOutput struct {
 	Corpus ListDocsOutputCorpus `json:"corpus"`
 
 	// Docs returned.
-	Count int `json:"count"`
+	Count int64 `json:"count"`
 
 	// Docs by slug.
 	Docs []ListDocsOutputDoc `json:"docs,omitzero"`
@@ -1095,7 +1095,7 @@ type ListDocsOutput struct {
 // Ref: schemas/tools/list_docs.output.json#/properties/corpus
 type ListDocsOutputCorpus struct {
 	// Docs.
-	DocumentCount int `json:"documentCount"`
+	DocumentCount int64 `json:"documentCount"`
 
 	// Version.
 	Fingerprint string `json:"fingerprint"`
@@ -1131,7 +1131,7 @@ type ListRunsInput struct {
 	// Only this domain.
 	Domain *string `json:"domain,omitzero"`
 
-	// execute_command's telemetry.invocationId.
+	// execute_command's invocationId.
 	Invocation *string `json:"invocation,omitzero"`
 
 	// Max runs.
@@ -1140,8 +1140,8 @@ type ListRunsInput struct {
 	// Only this service.
 	Service *string `json:"service,omitzero"`
 
-	// Start, epoch ms; beats window.
-	SinceUnixMs *int `json:"sinceUnixMs,omitzero"`
+	// Epoch ms; beats window.
+	SinceUnixMs *int64 `json:"sinceUnixMs,omitzero"`
 
 	// Only runs that ended so: ok or error.
 	Status *RunStatus `json:"status,omitzero"`
@@ -1155,7 +1155,7 @@ type ListRunsInput struct {
 // Ref: schemas/tools/list_runs.output.json
 type ListRunsOutput struct {
 	// Runs returned.
-	Count int `json:"count"`
+	Count int64 `json:"count"`
 
 	// Paging.
 	Page Page `json:"page"`
@@ -1178,7 +1178,7 @@ type ListRunsOutputRun struct {
 	DurationMs *float64 `json:"durationMs,omitzero"`
 
 	// Error spans.
-	ErrorCount *int `json:"errorCount,omitzero"`
+	ErrorCount *int64 `json:"errorCount,omitzero"`
 
 	// Run id.
 	ID string `json:"id"`
@@ -1193,10 +1193,10 @@ type ListRunsOutputRun struct {
 	Service string `json:"service"`
 
 	// Spans.
-	SpanCount *int `json:"spanCount,omitzero"`
+	SpanCount *int64 `json:"spanCount,omitzero"`
 
 	// Start, epoch ms.
-	StartUnixMs int `json:"startUnixMs"`
+	StartUnixMs int64 `json:"startUnixMs"`
 
 	// ok or error.
 	Status RunStatus `json:"status"`
@@ -1235,10 +1235,10 @@ type Page struct {
 	NextCursor *string `json:"nextCursor,omitzero"`
 
 	// Items here.
-	Returned int `json:"returned"`
+	Returned int64 `json:"returned"`
 
 	// All matches, if known.
-	Total *int `json:"total,omitzero"`
+	Total *int64 `json:"total,omitzero"`
 
 	// Items or text were dropped.
 	Truncated bool `json:"truncated"`
@@ -1358,13 +1358,13 @@ type Scan struct {
 	Note *string `json:"note,omitzero"`
 
 	// Records examined.
-	Scanned int `json:"scanned"`
+	Scanned int64 `json:"scanned"`
 
 	// End, epoch ms.
-	WindowEndUnixMs int `json:"windowEndUnixMs"`
+	WindowEndUnixMs int64 `json:"windowEndUnixMs"`
 
 	// Start, epoch ms.
-	WindowStartUnixMs int `json:"windowStartUnixMs"`
+	WindowStartUnixMs int64 `json:"windowStartUnixMs"`
 }
 
 // SearchDocsInput: a docs query.
@@ -1389,7 +1389,7 @@ type SearchDocsInput struct {
 // Ref: schemas/tools/search_docs.output.json
 type SearchDocsOutput struct {
 	// Matches returned.
-	Count int `json:"count"`
+	Count int64 `json:"count"`
 
 	// Best first.
 	Matches []SearchDocsOutputMatch `json:"matches,omitzero"`
@@ -1454,13 +1454,13 @@ const (
 // Ref: schemas/defs/tally.json
 type Tally struct {
 	// Failures.
-	Fail int `json:"fail"`
+	Fail int64 `json:"fail"`
 
 	// Passed.
-	Pass int `json:"pass"`
+	Pass int64 `json:"pass"`
 
 	// Warnings.
-	Warn int `json:"warn"`
+	Warn int64 `json:"warn"`
 }
 
 // ToolError: a domain failure, returned as the structured content of a tool error

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -29,13 +27,7 @@ func schemasCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "runlens: export schemas: %v\n", err)
 			return 1
 		}
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, []byte(s.JSON), "", "  "); err != nil {
-			fmt.Fprintf(stderr, "runlens: export schemas: %s: %v\n", s.Path, err)
-			return 1
-		}
-		buf.WriteByte('\n')
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, s.JSON, 0o644); err != nil {
 			fmt.Fprintf(stderr, "runlens: export schemas: %v\n", err)
 			return 1
 		}

@@ -113,7 +113,9 @@ func (a *App) DoctorReport(ctx context.Context) doctor.Report {
 	return appDoctor{a: a}.Report(ctx, "", "")
 }
 
-func tally(c doctor.Counts) gen.Tally { return gen.Tally{Pass: c.Pass, Warn: c.Warn, Fail: c.Fail} }
+func tally(c doctor.Counts) gen.Tally {
+	return gen.Tally{Pass: int64(c.Pass), Warn: int64(c.Warn), Fail: int64(c.Fail)}
+}
 
 func genCheck(c doctor.Check) gen.Check {
 	out := gen.Check{Name: c.Name, Status: gen.Status(c.Status), Summary: c.Summary}

@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/runlens/runlens/gen"
@@ -48,7 +50,11 @@ func TestMeasureBootstrapSplitsWhatTheModelSeesFromTheOutputSchemas(t *testing.T
 func TestListedOutputSchemasFitTheirB8Budget(t *testing.T) {
 	output := 0
 	for _, tool := range gen.Tools {
-		output += len(tool.ListedOutputSchema)
+		var wire bytes.Buffer // as tools/list serves it: compact
+		if err := json.Compact(&wire, tool.ListedOutputSchema); err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+		output += wire.Len()
 	}
 	if output > targetB8Output {
 		t.Errorf("full profile output schemas: %d bytes listed, want ≤ %d", output, targetB8Output)

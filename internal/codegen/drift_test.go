@@ -59,7 +59,7 @@ func regenerate(t *testing.T, dir string) *Model {
 	if err != nil {
 		t.Fatalf("regenerate the copy: %v", err)
 	}
-	if err := Apply(out, Dirs{Gen: filepath.Join(dir, "gen"), Bundled: filepath.Join(dir, "schemas", "bundled")}); err != nil {
+	if err := Apply(out, Dirs{Gen: filepath.Join(dir, "gen"), Bundled: filepath.Join(dir, "schemas", "bundled"), Listed: filepath.Join(dir, "schemas", "listed")}); err != nil {
 		t.Fatal(err)
 	}
 	return m

@@ -25,12 +25,12 @@ func generateProject(t *testing.T) (*Output, *Model) {
 // generated file edited by hand, fails plain `go test ./...`.
 func TestGeneratedFilesAreFresh(t *testing.T) {
 	out, _ := generateProject(t)
-	tmp := Dirs{Gen: filepath.Join(t.TempDir(), "gen"), Bundled: filepath.Join(t.TempDir(), "bundled")}
+	tmp := Dirs{Gen: filepath.Join(t.TempDir(), "gen"), Bundled: filepath.Join(t.TempDir(), "bundled"), Listed: filepath.Join(t.TempDir(), "listed")}
 	if err := Apply(out, tmp); err != nil {
 		t.Fatal(err)
 	}
 	var diff strings.Builder
-	clean, err := Check(out, Dirs{Gen: filepath.Join(projectRoot, "gen"), Bundled: filepath.Join(projectRoot, "schemas", "bundled")}, &diff)
+	clean, err := Check(out, Dirs{Gen: filepath.Join(projectRoot, "gen"), Bundled: filepath.Join(projectRoot, "schemas", "bundled"), Listed: filepath.Join(projectRoot, "schemas", "listed")}, &diff)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,10 @@
 package codegen_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -155,5 +158,24 @@ func TestRegistryListsEveryToolOnceWithItsSchemas(t *testing.T) {
 	}
 	if !strings.HasPrefix(gen.SchemaDigest, "sha256:") || len(gen.SchemaDigest) != len("sha256:")+64 {
 		t.Errorf("SchemaDigest = %q", gen.SchemaDigest)
+	}
+}
+
+// TestEmbeddedSchemaFilesAreTheOnesTheDigestCovers proves that the files package schemas
+// embeds are the ones generation wrote with gen/: the digest over their compact bytes is the
+// digest the generator stamped into gen/schemas_gen.go.
+func TestEmbeddedSchemaFilesAreTheOnesTheDigestCovers(t *testing.T) {
+	h := sha256.New()
+	for _, p := range gen.Published {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, p.JSON); err != nil {
+			t.Fatalf("%s: %v", p.Path, err)
+		}
+		h.Write([]byte(p.Path + "\n"))
+		h.Write(compact.Bytes())
+		h.Write([]byte("\n"))
+	}
+	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != gen.SchemaDigest {
+		t.Errorf("digest of the embedded schemas %s, gen.SchemaDigest %s", got, gen.SchemaDigest)
 	}
 }

@@ -124,7 +124,7 @@ func TestGeneratedFilesStartWithTheStandardHeader(t *testing.T) {
 	}
 }
 
-func TestGenImportsOnlyTheStandardLibraryAndContract(t *testing.T) {
+func TestGenImportsOnlyTheStandardLibraryAndItsSchemasRuntime(t *testing.T) {
 	out, _, err := Generate(os.DirFS("../../schemas"), "schemas")
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestGenImportsOnlyTheStandardLibraryAndContract(t *testing.T) {
 		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.Contains(strings.SplitN(p, "/", 2)[0], ".") && p != contractPkg {
+			if strings.Contains(strings.SplitN(p, "/", 2)[0], ".") && p != schemasPkg {
 				t.Errorf("%s imports %s", name, p)
 			}
 		}
@@ -145,8 +145,8 @@ func TestGenImportsOnlyTheStandardLibraryAndContract(t *testing.T) {
 
 func TestTheVersionGateIsReferenced(t *testing.T) {
 	out, _ := generateFixture(t, nil)
-	if !bytes.Contains(out.Gen["registry_gen.go"], []byte("const _ = contract.GenVersion1")) {
-		t.Error("registry_gen.go does not reference contract.GenVersion1")
+	if !bytes.Contains(out.Gen["registry_gen.go"], []byte("const _ = schemas.GenVersion1")) {
+		t.Error("registry_gen.go does not reference schemas.GenVersion1")
 	}
 }
 
@@ -177,6 +177,35 @@ func TestClashingGoNamesAreReportedBeforeRendering(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error = %v, want it to say %q", err, tc.want)
 			}
+		})
+	}
+}
+
+func TestIntegersWithoutAMaximumAreInt64(t *testing.T) {
+	_, m := generateFixture(t, nil)
+	tests := []struct {
+		name, typ, field, goType string
+	}{
+		{"a bounded limit is an int", "ListWidgetsInput", "Limit", "int"},
+		{"a bounded depth is an int", "GetWidgetInputOptions", "MaxDepth", "int"},
+		{"an open-ended count is an int64", "ListWidgetsOutput", "Count", "int64"},
+		{"a shared count is an int64", "Page", "Returned", "int64"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ty, ok := m.types[tc.typ]
+			if !ok {
+				t.Fatalf("no type %s", tc.typ)
+			}
+			for _, f := range ty.Fields {
+				if f.Name == tc.field {
+					if got := f.Type.String(); got != tc.goType {
+						t.Errorf("%s.%s is %s, want %s", tc.typ, tc.field, got, tc.goType)
+					}
+					return
+				}
+			}
+			t.Errorf("%s has no field %s", tc.typ, tc.field)
 		})
 	}
 }

@@ -10,7 +10,9 @@ import (
 // published files (schemas/bundled, `runlens schemas export`) keep everything:
 //
 //   - an input schema loses its root title and description, which repeat the tool's own title
-//     and description; every argument keeps its type, bounds, default and description;
+//     and description, and "additionalProperties": false, which tells a model nothing the
+//     list of properties does not (the server still rejects an unknown argument, naming it);
+//     every argument keeps its type, bounds, default and description;
 //   - an output schema keeps its shape (types, properties, required, items, enums, map value
 //     shapes) and the descriptions of the answer's top-level fields that explain something:
 //     at least three words, not just the words of the field's name, and not on page and scan,
@@ -31,7 +33,30 @@ func listInput(bundled any) any {
 			out[k] = v
 		}
 	}
-	return out
+	return openObjects(out)
+}
+
+// openObjects drops "additionalProperties": false from a schema and every schema below it;
+// a map's value schema (additionalProperties as a schema) stays.
+func openObjects(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, sub := range x {
+			if k == "additionalProperties" && sub == false {
+				continue
+			}
+			out[k] = openObjects(sub)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, sub := range x {
+			out[i] = openObjects(sub)
+		}
+		return out
+	}
+	return v
 }
 
 // outputShapeKeys are the keywords an output schema keeps in tools/list.

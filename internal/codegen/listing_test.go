@@ -11,9 +11,12 @@ func TestListingKeepsWhatClientsNeed(t *testing.T) {
 		list       func(any) any
 		in, listed string
 	}{
-		{"an input schema loses only its root title and description", listInput,
+		{"an input schema loses its root title and description and its closedness", listInput,
 			`{"title":"t input","description":"Filters.","type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":20,"default":5,"description":"Max items."}}}`,
-			`{"additionalProperties":false,"properties":{"limit":{"default":5,"description":"Max items.","maximum":20,"minimum":1,"type":"integer"}},"type":"object"}`},
+			`{"properties":{"limit":{"default":5,"description":"Max items.","maximum":20,"minimum":1,"type":"integer"}},"type":"object"}`},
+		{"a nested input object loses its closedness and keeps a map's value shape", listInput,
+			`{"type":"object","additionalProperties":false,"properties":{"compareTo":{"type":"object","additionalProperties":false,"description":"Earlier.","properties":{"window":{"type":"string","maxLength":5,"description":"Length."}}},"labels":{"type":"object","maxProperties":4,"additionalProperties":{"type":"string","maxLength":9,"description":"A value."},"description":"Labels."}}}`,
+			`{"properties":{"compareTo":{"description":"Earlier.","properties":{"window":{"description":"Length.","maxLength":5,"type":"string"}},"type":"object"},"labels":{"additionalProperties":{"description":"A value.","maxLength":9,"type":"string"},"description":"Labels.","maxProperties":4,"type":"object"}},"type":"object"}`},
 		{"an output schema keeps its shape and drops bounds and closedness", listOutput,
 			`{"title":"t output","description":"Answer.","type":"object","additionalProperties":false,"required":["n"],"properties":{"n":{"type":"integer","minimum":0,"description":"n"},"items":{"type":"array","maxItems":5,"items":{"type":"object","additionalProperties":false,"properties":{"s":{"type":"string","maxLength":9,"enum":["a","b"],"description":"A nested field that says a lot."}}}}}}`,
 			`{"properties":{"items":{"items":{"properties":{"s":{"enum":["a","b"],"type":"string"}},"type":"object"},"type":"array"},"n":{"type":"integer"}},"required":["n"],"type":"object"}`},

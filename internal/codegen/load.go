@@ -65,7 +65,7 @@ func (s *Source) Tools() []*ToolSource { return append(slices.Clone(s.Full), s.C
 var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // Load reads the schema tree in fsys. root names the tree in locations and errors (normally
-// "schemas"). Generated (bundled/) and example (examples/) folders are not read.
+// "schemas"). Generated (bundled/, listed/) and example (examples/) folders are not read.
 func Load(fsys fs.FS, root string) (*Source, error) {
 	src := &Source{Root: root, Docs: map[string]any{}}
 	var probs problems
@@ -74,7 +74,7 @@ func Load(fsys fs.FS, root string) (*Source, error) {
 			return err
 		}
 		if d.IsDir() {
-			if p == "bundled" || p == "examples" || (p != "." && strings.HasPrefix(d.Name(), ".")) {
+			if p == BundledFolder || p == ListedFolder || p == "examples" || (p != "." && strings.HasPrefix(d.Name(), ".")) {
 				return fs.SkipDir
 			}
 			return nil

@@ -87,7 +87,7 @@ type Field struct {
 
 // GoType is a Go type expression: exactly one of Prim, Named, Elem (a slice) or MapOf is set.
 type GoType struct {
-	Prim  string // "string", "int", "float64", "bool" or "any"
+	Prim  string // "string", "int", "int64", "float64", "bool" or "any"
 	Named *Type
 	Elem  *GoType
 	MapOf *GoType
@@ -274,7 +274,20 @@ func (m *Model) goType(at Location, v any, forced string) (*GoType, error) {
 		}
 		return &GoType{Elem: elem}, nil
 	}
-	return &GoType{Prim: goPrim(types)}, nil
+	return &GoType{Prim: integerWidth(goPrim(types), s)}, nil
+}
+
+// integerWidth picks the Go integer type of a JSON integer from its bounds. An integer the
+// schema bounds with a maximum (a limit, a depth, a heading level, a timeout, an exit code, a
+// configured size) is an int: Go counts, indexes and sizes with int. An integer with no
+// maximum is an open-ended quantity measured in the world, an epoch millisecond or a count
+// (spans, logs, errors, samples, items, bytes), and is an int64, the type the telemetry engine
+// and the stores compute them in, so flows copy them without conversions.
+func integerWidth(prim string, s map[string]any) string {
+	if _, bounded := s["maximum"]; prim == "int" && !bounded {
+		return "int64"
+	}
+	return prim
 }
 
 // fields declares the fields of a struct type.

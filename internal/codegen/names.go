@@ -20,19 +20,19 @@ func (m *Model) ToolConstName(t *Tool) string { return "Tool" + pascal(t.Meta.Na
 // MethodName names a tool's method on the Flows interface: ListRuns.
 func (m *Model) MethodName(t *Tool) string { return pascal(t.Meta.Name) }
 
-// SchemaConstName names the unexported constant holding a tool's published input or output
+// SchemaConstName names the unexported variable holding a tool's published input or output
 // schema: schemaListRunsInput.
 func (m *Model) SchemaConstName(t *Tool, suffix string) string {
 	return "schema" + m.ToolTypeName(t.Meta.Name, suffix)
 }
 
-// ListedConstName names the unexported constant holding what tools/list serves of a tool's
+// ListedConstName names the unexported variable holding what tools/list serves of a tool's
 // input or output schema: listedListRunsInput.
 func (m *Model) ListedConstName(t *Tool, suffix string) string {
 	return "listed" + m.ToolTypeName(t.Meta.Name, suffix)
 }
 
-// PublishedConstName names the exported constant of a published configuration schema:
+// PublishedConstName names the exported variable of a published configuration schema:
 // config.schema.json → ConfigSchema.
 func (m *Model) PublishedConstName(p *Published) string { return m.filePrefix(p.Source) + "Schema" }
 

@@ -11,8 +11,18 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
-// contractPkg is the runtime package generated code may import besides the standard library.
-const contractPkg = "github.com/runlens/runlens/internal/contract"
+// schemasPkg is the one package generated code imports besides the standard library: its
+// runtime, which embeds the schema files gen/ reads and holds the version gate
+// (schemas/embed.go). The validator (internal/contract) imports gen, not the other way round,
+// so its field errors can be the generated type.
+const schemasPkg = "github.com/runlens/runlens/schemas"
+
+// BundledFolder and ListedFolder are the folders below the schema root that generation writes
+// the published schemas and their tools/list forms into, and that package schemas embeds.
+const (
+	BundledFolder = "bundled"
+	ListedFolder  = "listed"
+)
 
 // Output is everything one generation produces, in memory: nothing is written until all of it
 // rendered.
@@ -21,11 +31,13 @@ type Output struct {
 	Gen map[string][]byte
 	// Bundled maps a path below the bundled folder to its content.
 	Bundled map[string][]byte
+	// Listed maps a path below the listed folder to what tools/list serves of that schema.
+	Listed map[string][]byte
 }
 
 // Render renders the gen/ package and the bundled schemas.
 func (m *Model) Render() (*Output, error) {
-	out := &Output{Gen: map[string][]byte{}, Bundled: map[string][]byte{}}
+	out := &Output{Gen: map[string][]byte{}, Bundled: map[string][]byte{}, Listed: map[string][]byte{}}
 	if err := m.checkIdentifiers(); err != nil {
 		return nil, err
 	}
@@ -80,6 +92,18 @@ func (m *Model) Render() (*Output, error) {
 		}
 		out.Bundled[p.Path] = b
 	}
+	for _, t := range m.Tools() {
+		for _, side := range []struct {
+			file   string
+			listed []byte
+		}{{t.Source.InputFile, t.ListedInput}, {t.Source.OutputFile, t.ListedOutput}} {
+			b, err := indentJSON(side.listed)
+			if err != nil {
+				return nil, fmt.Errorf("indent the listing of %s: %w", side.file, err)
+			}
+			out.Listed[strings.TrimPrefix(side.file, m.src.Root+"/")] = b
+		}
+	}
 	return out, nil
 }
 
@@ -97,7 +121,7 @@ func header(from string) string {
 func newFile(from string) *jen.File {
 	f := jen.NewFile("gen")
 	f.HeaderComment(strings.TrimSuffix(header(from), "\n"))
-	f.ImportName(contractPkg, "contract")
+	f.ImportName(schemasPkg, "schemas")
 	return f
 }
 
@@ -175,9 +199,12 @@ func (m *Model) renderFlows() (*jen.File, error) {
 	return f, nil
 }
 
-// renderSchemas renders the published schemas as constants and the digest over them.
+// renderSchemas renders the variables that hold the schema files and the digest over them. The
+// texts are not in Go source: package schemas embeds the bundled and listed folders as files
+// (go:embed cannot reach a parent folder from gen/), and each variable reads its file once, at
+// start-up.
 func (m *Model) renderSchemas() (*jen.File, error) {
-	f := newFile(m.src.Root + "/bundled (published from " + m.src.Root + "/tools, defs and configuration schemas)")
+	f := newFile(m.src.Root + "/bundled and " + m.src.Root + "/listed (published from " + m.src.Root + "/tools, defs and configuration schemas)")
 	f.Comment("SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path")
 	f.Comment("and compact bytes, in path order. It changes whenever any published contract changes.")
 	f.Const().Id("SchemaDigest").Op("=").Lit(m.Digest())
@@ -186,9 +213,8 @@ func (m *Model) renderSchemas() (*jen.File, error) {
 	f.Type().Id("PublishedSchema").Struct(
 		jen.Comment("Path is the file's path below the bundled folder, e.g. \"tools/get_run.input.json\"."),
 		jen.Id("Path").String(),
-		jen.Comment("JSON is the schema as compact JSON with sorted keys; the files on disk hold the same"),
-		jen.Comment("JSON indented by two spaces."),
-		jen.Id("JSON").String(),
+		jen.Comment("JSON is the file as published: sorted keys, indented by two spaces."),
+		jen.Id("JSON").Index().Byte(),
 	)
 	f.Line()
 	f.Comment("Published lists every published schema in path order (what `runlens schemas export` writes).")
@@ -207,27 +233,39 @@ func (m *Model) renderSchemas() (*jen.File, error) {
 		}
 		g.Line()
 	})
+	var vars []jen.Code
 	for _, t := range m.Tools() {
-		for _, side := range []struct {
-			suffix         string
-			schema, listed []byte
-		}{{"Input", t.InputSchema, t.ListedInput}, {"Output", t.OutputSchema, t.ListedOutput}} {
-			f.Line()
-			f.Comment(fmt.Sprintf("%s is the published %s schema of %s.", m.SchemaConstName(t, side.suffix), strings.ToLower(side.suffix), t.Meta.Name))
-			f.Const().Id(m.SchemaConstName(t, side.suffix)).Op("=").Lit(string(side.schema))
-			f.Line()
-			f.Comment(fmt.Sprintf("%s is what tools/list serves of the %s schema of %s.", m.ListedConstName(t, side.suffix), strings.ToLower(side.suffix), t.Meta.Name))
-			f.Const().Id(m.ListedConstName(t, side.suffix)).Op("=").Lit(string(side.listed))
+		for _, side := range []struct{ suffix, file string }{{"Input", t.Source.InputFile}, {"Output", t.Source.OutputFile}} {
+			rel := strings.TrimPrefix(side.file, m.src.Root+"/")
+			vars = append(vars,
+				doc(fmt.Sprintf("%s is the published %s schema of %s.", m.SchemaConstName(t, side.suffix), strings.ToLower(side.suffix), t.Meta.Name)),
+				jen.Id(m.SchemaConstName(t, side.suffix)).Op("=").Id("schemaFile").Call(jen.Lit(BundledFolder+"/"+rel)),
+				doc(fmt.Sprintf("%s is what tools/list serves of the %s schema of %s.", m.ListedConstName(t, side.suffix), strings.ToLower(side.suffix), t.Meta.Name)),
+				jen.Id(m.ListedConstName(t, side.suffix)).Op("=").Id("schemaFile").Call(jen.Lit(ListedFolder+"/"+rel)),
+			)
 		}
 	}
 	for _, p := range m.Published {
 		if _, isTool := byPath[p.Path]; isTool {
 			continue
 		}
-		f.Line()
-		f.Comment(fmt.Sprintf("%s is the published schema of %s, for validating that file at run time.", m.PublishedConstName(p), p.Path))
-		f.Const().Id(m.PublishedConstName(p)).Op("=").Lit(string(p.Compact))
+		vars = append(vars,
+			doc(fmt.Sprintf("%s is the published schema of %s, for validating that file at run time.", m.PublishedConstName(p), p.Path)),
+			jen.Id(m.PublishedConstName(p)).Op("=").Id("schemaFile").Call(jen.Lit(BundledFolder+"/"+p.Path)),
+		)
 	}
+	f.Line()
+	f.Var().Defs(vars...)
+	f.Line()
+	f.Comment("schemaFile reads one embedded schema file. Every path is one the generator wrote in the")
+	f.Comment("same run as this file, so a missing one is a tree that was not regenerated: fail at start-up.")
+	f.Func().Id("schemaFile").Params(jen.Id("path").String()).Index().Byte().Block(
+		jen.List(jen.Id("b"), jen.Err()).Op(":=").Qual(schemasPkg, "Files").Dot("ReadFile").Call(jen.Id("path")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Panic(jen.Lit("gen: embedded schema missing; run make generate: ").Op("+").Err().Dot("Error").Call()),
+		),
+		jen.Return(jen.Id("b")),
+	)
 	return f, nil
 }
 

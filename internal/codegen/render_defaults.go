@@ -152,7 +152,7 @@ func (m *Model) applyDefault(recv string, fl *Field) (jen.Code, error) {
 	switch base := m.basePrim(fl.Type); base {
 	case "string":
 		zero = jen.Lit("")
-	case "int", "float64":
+	case "int", "int64", "float64":
 		zero = jen.Lit(0)
 	case "bool":
 		zero = jen.False()
@@ -201,7 +201,7 @@ func primLiteral(goType string, v any) (*jen.Statement, error) {
 		if b, ok := v.(bool); ok {
 			return jen.Lit(b), nil
 		}
-	case "int":
+	case "int", "int64":
 		if i, err := strconv.Atoi(strings.TrimSuffix(s, ".0")); err == nil {
 			return jen.Lit(i), nil
 		}

@@ -12,7 +12,7 @@ func (m *Model) renderRegistry() (*jen.File, error) {
 	f := newFile(m.src.Root + "/registry.json and " + m.src.Root + "/tools/*.json")
 	f.Comment("The version gate: generated code and the runtime it was generated for must agree, or the")
 	f.Comment("build fails here.")
-	f.Const().Id("_").Op("=").Qual(contractPkg, "GenVersion1")
+	f.Const().Id("_").Op("=").Qual(schemasPkg, "GenVersion1")
 	f.Line()
 	f.Comment("Annotations are the MCP tool annotations; nil means the schema does not say.")
 	f.Type().Id("Annotations").Struct(
@@ -28,13 +28,14 @@ func (m *Model) renderRegistry() (*jen.File, error) {
 		jen.Id("Name").Op(",").Id("Title").Op(",").Id("Description").Op(",").Id("Family").String(),
 		jen.Id("Annotations").Id("Annotations"),
 		jen.Id("Budget").Id("Budget"),
-		jen.Comment("InputSchema is the published bundled input schema, compact JSON."),
+		jen.Comment("InputSchema is the published bundled input schema (schemas/bundled), as on disk."),
 		jen.Id("InputSchema").Index().Byte(),
-		jen.Comment("OutputSchema is the published bundled output schema, compact JSON."),
+		jen.Comment("OutputSchema is the published bundled output schema, as on disk."),
 		jen.Id("OutputSchema").Index().Byte(),
 		jen.Comment("ListedInputSchema and ListedOutputSchema are what tools/list serves of them: the"),
 		jen.Comment("input without its root title and description, the output's shape and top-level"),
-		jen.Comment("descriptions. Answers are still validated against the published schemas."),
+		jen.Comment("descriptions (schemas/listed). Answers are still validated against the published"),
+		jen.Comment("schemas. The files are indented; the protocol layer serves them compact."),
 		jen.Id("ListedInputSchema").Op(",").Id("ListedOutputSchema").Index().Byte(),
 		jen.Comment("Call decodes already-validated arguments into the typed input, applies the schema"),
 		jen.Comment("defaults and invokes the flow. Nil for the compact-profile tools."),
@@ -96,10 +97,10 @@ func (m *Model) toolEntry(t *Tool, withCall bool) jen.Code {
 		jen.Line().Id("Annotations").Op(":").Id("Annotations").Values(hints...),
 		jen.Line().Id("Budget").Op(":").Id("Budget").Values(
 			jen.Id("Standard").Op(":").Lit(t.Meta.Budget.Standard), jen.Id("Summary").Op(":").Lit(t.Meta.Budget.Summary)),
-		jen.Line().Id("InputSchema").Op(":").Index().Byte().Parens(jen.Id(m.SchemaConstName(t, "Input"))),
-		jen.Line().Id("OutputSchema").Op(":").Index().Byte().Parens(jen.Id(m.SchemaConstName(t, "Output"))),
-		jen.Line().Id("ListedInputSchema").Op(":").Index().Byte().Parens(jen.Id(m.ListedConstName(t, "Input"))),
-		jen.Line().Id("ListedOutputSchema").Op(":").Index().Byte().Parens(jen.Id(m.ListedConstName(t, "Output"))),
+		jen.Line().Id("InputSchema").Op(":").Id(m.SchemaConstName(t, "Input")),
+		jen.Line().Id("OutputSchema").Op(":").Id(m.SchemaConstName(t, "Output")),
+		jen.Line().Id("ListedInputSchema").Op(":").Id(m.ListedConstName(t, "Input")),
+		jen.Line().Id("ListedOutputSchema").Op(":").Id(m.ListedConstName(t, "Output")),
 		jen.Line().Add(call),
 		jen.Line(),
 	)

@@ -111,6 +111,8 @@ func (m *Model) syntheticType(g *GoType) map[string]any {
 		return map[string]any{"type": "object", "goJSONSchema": map[string]any{"type": g.String(), "nillable": true}}
 	case g.Prim == "any":
 		return map[string]any{}
+	case g.Prim == "int64":
+		return map[string]any{"type": "integer", "goJSONSchema": map[string]any{"type": "int64"}}
 	}
 	return map[string]any{"type": jsonTypeName(g.Prim)}
 }
@@ -118,7 +120,7 @@ func (m *Model) syntheticType(g *GoType) map[string]any {
 // jsonTypeName maps a Go primitive back to its JSON type name.
 func jsonTypeName(goPrim string) string {
 	switch goPrim {
-	case "int":
+	case "int", "int64":
 		return "integer"
 	case "float64":
 		return "number"

@@ -19,6 +19,9 @@ type Dirs struct {
 	Gen string
 	// Bundled is the published schema folder; every .json file in it is managed.
 	Bundled string
+	// Listed is the folder of what tools/list serves of each tool schema; every .json file in
+	// it is managed.
+	Listed string
 }
 
 // change is one difference between rendered output and the disk.
@@ -32,6 +35,12 @@ type change struct {
 func changes(out *Output, dirs Dirs) ([]change, error) {
 	var cs []change
 	compare := func(dir string, files map[string][]byte, managed func(rel string) bool) error {
+		if dir == "" {
+			if len(files) > 0 {
+				return fmt.Errorf("no output folder given for %d generated files", len(files))
+			}
+			return nil
+		}
 		for _, rel := range sortedKeys(files) {
 			p := filepath.Join(dir, filepath.FromSlash(rel))
 			old, err := os.ReadFile(p)
@@ -64,7 +73,11 @@ func changes(out *Output, dirs Dirs) ([]change, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := compare(dirs.Bundled, out.Bundled, func(rel string) bool { return strings.HasSuffix(rel, ".json") }); err != nil {
+	isJSON := func(rel string) bool { return strings.HasSuffix(rel, ".json") }
+	if err := compare(dirs.Bundled, out.Bundled, isJSON); err != nil {
+		return nil, err
+	}
+	if err := compare(dirs.Listed, out.Listed, isJSON); err != nil {
 		return nil, err
 	}
 	return cs, nil

@@ -13,7 +13,7 @@ import (
 func outputDirs(t *testing.T) Dirs {
 	t.Helper()
 	root := t.TempDir()
-	d := Dirs{Gen: filepath.Join(root, "gen"), Bundled: filepath.Join(root, "schemas", "bundled")}
+	d := Dirs{Gen: filepath.Join(root, "gen"), Bundled: filepath.Join(root, "schemas", "bundled"), Listed: filepath.Join(root, "schemas", "listed")}
 	if err := os.MkdirAll(d.Gen, 0o755); err != nil {
 		t.Fatal(err)
 	}

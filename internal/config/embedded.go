@@ -14,7 +14,7 @@ import (
 // read, not at start-up: a project without runlens.json never compiles it.
 var embeddedLoader = sync.OnceValues(func() (*Loader, error) {
 	compile := sync.OnceValues(func() (*jsonschema.Schema, error) {
-		s, err := compileSchema([]byte(gen.ConfigSchema))
+		s, err := compileSchema(gen.ConfigSchema)
 		if err != nil {
 			return nil, fmt.Errorf("load configuration schema: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/runlens/runlens/gen"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -13,14 +14,12 @@ import (
 )
 
 // FieldError is one failing field of an instance: where it is and what was expected, worded so
-// a model reading a tool error can correct its next call.
-type FieldError struct {
-	// Pointer is the RFC 6901 JSON pointer of the failing value, "" for the root. For a missing
-	// or unexpected property it points at that property, so every field is named.
-	Pointer string `json:"pointer"`
-	// Message says what was expected, e.g. "maximum is 100, got 500".
-	Message string `json:"message"`
-}
+// a model reading a tool error can correct its next call. It is the generated type of a tool
+// error's fields (defs/error.json), so the validator's findings go into an invalid_arguments
+// error as they are. Pointer is the RFC 6901 JSON pointer of the failing value, "" for the
+// root; for a missing or unexpected property it points at that property, so every field is
+// named. Message says what was expected, e.g. "maximum is 100, got 500".
+type FieldError = gen.ErrorField
 
 // fieldErrors flattens the validator's error tree into its leaves, one FieldError per failing
 // field, sorted by pointer and then message, without duplicates.

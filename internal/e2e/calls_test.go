@@ -84,7 +84,7 @@ func services(d *fixture.Dataset) []string {
 // telemetryCalls covers every telemetry tool: default and explicit windows, since, every
 // filter, every detail level, cursors, and the not-found answers.
 func telemetryCalls(d *fixture.Dataset) []call {
-	since2h := int(d.Now.Add(-2 * time.Hour).UnixMilli())
+	since2h := d.Now.Add(-2 * time.Hour).UnixMilli()
 	calls := []call{
 		one("get_app_status over the default window", (*flows.Flows).GetAppStatus, defaults(gen.GetAppStatusInput{})),
 		one("get_app_status over the last day", (*flows.Flows).GetAppStatus, defaults(gen.GetAppStatusInput{Window: "1d"})),

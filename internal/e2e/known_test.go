@@ -30,8 +30,8 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 		t.Fatalf("get_app_status: %v", err)
 	}
 	wantStatus := d.ExpectStatus(telemetry.StatusQuery{Window: day})
-	if got := status.Counts; got.Spans != int(wantStatus.Spans) || got.Logs != int(wantStatus.Logs) ||
-		got.Errors != int(wantStatus.Errors) || got.Services != int(wantStatus.Services) {
+	if got := status.Counts; got.Spans != wantStatus.Spans || got.Logs != wantStatus.Logs ||
+		got.Errors != wantStatus.Errors || got.Services != wantStatus.Services {
 		t.Errorf("get_app_status counts %+v, want spans %d logs %d errors %d services %d",
 			got, wantStatus.Spans, wantStatus.Logs, wantStatus.Errors, wantStatus.Services)
 	}
@@ -41,7 +41,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 		t.Fatalf("list_runs: %v", err)
 	}
 	wantRuns := d.ExpectRuns(telemetry.RunsQuery{Window: day, Limit: 100})
-	if runs.Page.Total == nil || *runs.Page.Total != wantRuns.Total || len(runs.Runs) != len(wantRuns.Runs) {
+	if runs.Page.Total == nil || *runs.Page.Total != int64(wantRuns.Total) || len(runs.Runs) != len(wantRuns.Runs) {
 		t.Errorf("list_runs returned %d of %v runs, want %d of %d", len(runs.Runs), runs.Page.Total, len(wantRuns.Runs), wantRuns.Total)
 	} else {
 		for i, r := range wantRuns.Runs {
@@ -57,7 +57,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 		t.Fatalf("analyze_service_performance: %v", err)
 	}
 	wantPerf := d.ExpectPerformance(telemetry.PerformanceQuery{Service: "checkout", Window: window(d, time.Hour)})
-	if perf.SampleCount != int(wantPerf.SampleCount) || perf.P95DurationMs != wantPerf.P95Ms || perf.P99DurationMs != wantPerf.P99Ms {
+	if perf.SampleCount != wantPerf.SampleCount || perf.P95DurationMs != wantPerf.P95Ms || perf.P99DurationMs != wantPerf.P99Ms {
 		t.Errorf("checkout performance: %d samples, p95 %v ms, p99 %v ms; want %d, %v, %v",
 			perf.SampleCount, perf.P95DurationMs, perf.P99DurationMs, wantPerf.SampleCount, wantPerf.P95Ms, wantPerf.P99Ms)
 	}
@@ -70,7 +70,7 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 	if len(wantDB.Operations) == 0 {
 		t.Fatal("the fixture expects no database operation in the last hour")
 	}
-	if len(db.Operations) == 0 || db.Operations[0].Operation != wantDB.Operations[0].Label || db.SampleCount != int(wantDB.SampleCount) {
+	if len(db.Operations) == 0 || db.Operations[0].Operation != wantDB.Operations[0].Label || db.SampleCount != wantDB.SampleCount {
 		t.Errorf("analyze_db_bottlenecks: %d samples, operations %+v; want %d samples, top %q",
 			db.SampleCount, db.Operations, wantDB.SampleCount, wantDB.Operations[0].Label)
 	}
@@ -83,8 +83,8 @@ func checkKnownAnswers(t *testing.T, d *fixture.Dataset, f *flows.Flows) {
 	if len(wantErrs.Groups) == 0 {
 		t.Fatal("the fixture expects no error in the last day")
 	}
-	if errs.Count != int(wantErrs.Events) || len(errs.Groups) != len(wantErrs.Groups) ||
-		errs.Groups[0].SampleMessage != wantErrs.Groups[0].SampleMessage || errs.Groups[0].Count != int(wantErrs.Groups[0].Count) {
+	if errs.Count != wantErrs.Events || len(errs.Groups) != len(wantErrs.Groups) ||
+		errs.Groups[0].SampleMessage != wantErrs.Groups[0].SampleMessage || errs.Groups[0].Count != wantErrs.Groups[0].Count {
 		t.Errorf("get_recent_errors: %d events in %d groups, first %+v; want %d in %d, first %q ×%d",
 			errs.Count, len(errs.Groups), errs.Groups, wantErrs.Events, len(wantErrs.Groups), wantErrs.Groups[0].SampleMessage, wantErrs.Groups[0].Count)
 	}

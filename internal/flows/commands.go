@@ -22,7 +22,7 @@ const maxCommandChoices = 10
 // the policy's verdict for calling it without arguments and the rule that decided it.
 func (f *Flows) ListCommands(ctx context.Context, in gen.ListCommandsInput) (gen.ListCommandsOutput, error) {
 	if f.Commands == nil {
-		return gen.ListCommandsOutput{Page: gen.Page{Total: ptr(0)}}, nil
+		return gen.ListCommandsOutput{Page: gen.Page{Total: ptr[int64](0)}}, nil
 	}
 	catalog := f.Commands.Catalog()
 	fp := catalog.Fingerprint()
@@ -40,12 +40,12 @@ func (f *Flows) ListCommands(ctx context.Context, in gen.ListCommandsInput) (gen
 			matching = append(matching, c)
 		}
 	}
-	total := len(matching)
+	total := int64(len(matching))
 	if in.Detail == gen.DetailSummary {
 		return gen.ListCommandsOutput{Page: gen.Page{Total: &total, Truncated: total > 0}}, nil
 	}
 	limit := in.Limit
-	page := matching[min(offset, total):min(offset+limit, total)]
+	page := matching[min(offset, len(matching)):min(offset+limit, len(matching))]
 	policy := f.Commands.Policy()
 	out := gen.ListCommandsOutput{Commands: make([]gen.ListCommandsOutputCommand, 0, len(page))}
 	for _, c := range page {
@@ -58,13 +58,14 @@ func (f *Flows) ListCommands(ctx context.Context, in gen.ListCommandsInput) (gen
 			Path: c.Path, Description: c.Description, Usage: usage, Allowed: d.Allowed, Rule: d.Rule,
 		})
 	}
-	out.Count = len(out.Commands)
+	returned := len(out.Commands)
+	out.Count = int64(returned)
 	out.Page = gen.Page{Returned: out.Count, Total: &total}
 	remint := func(returned int) (string, error) {
 		return f.Cursors.Encode(gen.ToolListCommands, in, fp, offset+returned)
 	}
-	if next := offset + out.Count; out.Count > 0 && next < total {
-		if c, err := remint(out.Count); err == nil {
+	if next := offset + returned; returned > 0 && next < len(matching) {
+		if c, err := remint(returned); err == nil {
 			out.Page.NextCursor = &c
 		}
 	}

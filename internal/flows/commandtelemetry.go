@@ -128,15 +128,15 @@ func (t *commandTel) report(ctx context.Context, f *Flows, started time.Time, fu
 		return nil, ptr("the command's telemetry could not be read: the telemetry source did not answer")
 	}
 	out := &gen.ExecuteCommandOutputTelemetry{
-		InvocationID: t.id, Spans: int(rep.Spans), ErrorLogs: ptr(int(rep.ErrorLogs)), WarnLogs: ptr(int(rep.WarnLogs)),
-		OtherLogs: ptr(int(rep.OtherLogs)), Services: first(rep.Services, 10), RunIDs: rep.RunIDs,
+		InvocationID: t.id, Spans: rep.Spans, ErrorLogs: ptr(rep.ErrorLogs), WarnLogs: ptr(rep.WarnLogs),
+		OtherLogs: ptr(rep.OtherLogs), Services: first(rep.Services, 10), RunIDs: rep.RunIDs,
 	}
 	if rep.Limited {
 		out.Limited = ptr(true)
 	}
 	locs, _ := f.locateGroups(ctx, src, rep.Errors.Groups, full)
 	for i, g := range rep.Errors.Groups {
-		e := gen.ExecuteCommandOutputTelemetryError{Service: g.Service, Count: int(g.Count), Message: g.SampleMessage,
+		e := gen.ExecuteCommandOutputTelemetryError{Service: g.Service, Count: g.Count, Message: g.SampleMessage,
 			ExceptionType: optStr(g.ExceptionType), Location: optStr(locs[i])}
 		if len(g.RunIDs) > 0 {
 			e.RunID = &g.RunIDs[0]

@@ -39,7 +39,7 @@ func (f *Flows) SearchDocs(ctx context.Context, in gen.SearchDocsInput) (gen.Sea
 	}
 	out := gen.SearchDocsOutput{UnmatchedTerms: res.Unmatched}
 	if in.Detail == gen.DetailSummary {
-		out.Page = gen.Page{Total: ptr(res.Total), Truncated: res.Total > 0}
+		out.Page = gen.Page{Total: ptr(int64(res.Total)), Truncated: res.Total > 0}
 		return out, nil
 	}
 	for _, h := range res.Hits {
@@ -48,8 +48,8 @@ func (f *Flows) SearchDocs(ctx context.Context, in gen.SearchDocsInput) (gen.Sea
 			MatchedTerms: h.Matched,
 		})
 	}
-	out.Count = len(out.Matches)
-	out.Page = f.docsPage(ctx, "matches", gen.ToolSearchDocs, in, res.Fingerprint, offset, out.Count, res.Total)
+	out.Page = f.docsPage(ctx, "matches", gen.ToolSearchDocs, in, res.Fingerprint, offset, len(out.Matches), res.Total)
+	out.Count = out.Page.Returned
 	return out, nil
 }
 
@@ -76,17 +76,17 @@ func (f *Flows) ListDocs(ctx context.Context, in gen.ListDocsInput) (gen.ListDoc
 		return gen.ListDocsOutput{}, &shape.CursorError{Reason: shape.CursorDataChanged}
 	}
 	out := gen.ListDocsOutput{Corpus: gen.ListDocsOutputCorpus{
-		Root: res.Info.Root, DocumentCount: res.Info.DocumentCount, Fingerprint: fp,
+		Root: res.Info.Root, DocumentCount: int64(res.Info.DocumentCount), Fingerprint: fp,
 	}}
 	if in.Detail == gen.DetailSummary {
-		out.Page = gen.Page{Total: ptr(res.Total), Truncated: res.Total > 0}
+		out.Page = gen.Page{Total: ptr(int64(res.Total)), Truncated: res.Total > 0}
 		return out, nil
 	}
 	for _, d := range res.Docs {
 		out.Docs = append(out.Docs, gen.ListDocsOutputDoc{Slug: d.Slug, Title: d.Title, Description: d.Description})
 	}
-	out.Count = len(out.Docs)
-	out.Page = f.docsPage(ctx, "docs", gen.ToolListDocs, in, fp, offset, out.Count, res.Total)
+	out.Page = f.docsPage(ctx, "docs", gen.ToolListDocs, in, fp, offset, len(out.Docs), res.Total)
+	out.Count = out.Page.Returned
 	return out, nil
 }
 
@@ -166,7 +166,7 @@ func (f *Flows) docsPage(ctx context.Context, field, tool string, in any, fp str
 		return f.Cursors.Encode(tool, in, fp, offset+n)
 	}
 	callctx.SetPaging(ctx, &shape.Paging{Field: field, Count: "count", Remint: cursorAt})
-	p := gen.Page{Returned: returned, Total: ptr(total)}
+	p := gen.Page{Returned: int64(returned), Total: ptr(int64(total))}
 	if c, err := cursorAt(returned); err == nil && c != "" {
 		p.NextCursor = &c
 	}
@@ -270,7 +270,7 @@ func docCut(doc docs.Doc, offset int, out *gen.GetDocOutput) contentCut {
 	for {
 		out.Sections = out.Sections[:0]
 		for _, s := range sections {
-			out.Sections = append(out.Sections, gen.GetDocOutputSection{Slug: s.Slug, Title: s.Title, Level: s.Level, Bytes: s.Bytes})
+			out.Sections = append(out.Sections, gen.GetDocOutputSection{Slug: s.Slug, Title: s.Title, Level: s.Level, Bytes: int64(s.Bytes)})
 		}
 		skeleton, _ := json.Marshal(out) // plain strings and numbers: cannot fail
 		avail = budget - len(skeleton) - docReserve

@@ -94,7 +94,7 @@ func TestSearchDocsPagesThroughTheRanking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Count != len(out.Matches) || out.Page.Returned != out.Count || *out.Page.Total != all.Count {
+		if out.Count != int64(len(out.Matches)) || out.Page.Returned != out.Count || *out.Page.Total != all.Count {
 			t.Fatalf("page = %+v with %d matches", out.Page, len(out.Matches))
 		}
 		for _, m := range out.Matches {

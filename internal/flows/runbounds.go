@@ -46,7 +46,7 @@ func (f *Flows) boundRun(out *gen.GetRunOutput) bool {
 			var omitted int
 			s.Attributes, omitted = f.boundAttributes(s.Attributes, &b)
 			if omitted > 0 {
-				s.OmittedAttributes = ptr(omitted)
+				s.OmittedAttributes = ptr(int64(omitted))
 			}
 		}
 	}

@@ -30,7 +30,7 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 		Kind: gen.SourceKind(info.Kind), Endpoint: optStr(info.Endpoint), Reachable: info.Reachable,
 	}}
 	if info.NewestDataMs > 0 {
-		out.Source.NewestDataUnixMs = ptr(int(info.NewestDataMs))
+		out.Source.NewestDataUnixMs = ptr(info.NewestDataMs)
 	}
 	out.Source.Note = optStr(info.Note)
 	if f.Receiver != nil {
@@ -47,21 +47,21 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 		return gen.GetAppStatusOutput{}, telemetryErr(err)
 	}
 	out.Status = gen.Status(telemetry.Verdict(st))
-	out.Counts = gen.GetAppStatusOutputCounts{Services: int(st.Services), Spans: int(st.Spans), Logs: int(st.Logs), Errors: int(st.Errors)}
+	out.Counts = gen.GetAppStatusOutputCounts{Services: st.Services, Spans: st.Spans, Logs: st.Logs, Errors: st.Errors}
 	out.Scan = f.scanOut(st.Scan)
 	if in.Detail == gen.DetailSummary {
 		return out, nil
 	}
 	for _, d := range st.Domains {
-		od := gen.GetAppStatusOutputDomain{Domain: d.Domain, SeenCount: int(d.SeenCount), ErrorCount: int(d.ErrorCount)}
+		od := gen.GetAppStatusOutputDomain{Domain: d.Domain, SeenCount: d.SeenCount, ErrorCount: d.ErrorCount}
 		if d.MostRecentMs > 0 {
-			od.MostRecentActivityUnixMs = ptr(int(d.MostRecentMs))
+			od.MostRecentActivityUnixMs = ptr(d.MostRecentMs)
 		}
 		out.Domains = append(out.Domains, od)
 	}
 	for _, s := range st.ServiceActivity {
 		out.Services = append(out.Services, gen.GetAppStatusOutputService{
-			Service: s.Service, Spans: int(s.Spans), Errors: int(s.Errors), LastSeenUnixMs: int(s.LastSeenMs),
+			Service: s.Service, Spans: s.Spans, Errors: s.Errors, LastSeenUnixMs: s.LastSeenMs,
 		})
 	}
 	return out, nil
@@ -98,22 +98,22 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 	}
 	out := gen.ListRunsOutput{Scan: f.scanOut(page.Scan)}
 	if in.Detail == gen.DetailSummary {
-		out.Page = gen.Page{Returned: 0, Total: ptr(page.Total), Truncated: page.Total > 0}
+		out.Page = gen.Page{Returned: 0, Total: ptr(int64(page.Total)), Truncated: page.Total > 0}
 		return out, nil
 	}
 	for _, r := range page.Runs {
 		run := gen.ListRunsOutputRun{
 			ID: r.ID, Domain: r.Domain, Name: r.Name, Status: gen.RunStatus(r.Status), Outcome: optStr(r.Outcome),
-			StartUnixMs: int(r.StartMs), Service: r.Service, TraceID: r.TraceID,
-			SpanCount: ptr(int(r.SpanCount)), ErrorCount: ptr(int(r.ErrorCount)),
+			StartUnixMs: r.StartMs, Service: r.Service, TraceID: r.TraceID,
+			SpanCount: ptr(r.SpanCount), ErrorCount: ptr(r.ErrorCount),
 		}
 		if r.HasDuration {
 			run.DurationMs = ptr(r.DurationMs)
 		}
 		out.Runs = append(out.Runs, run)
 	}
-	out.Count = len(out.Runs)
-	out.Page = f.page(gen.ToolListRuns, in, snap, offset, out.Count, page.Total, false)
+	out.Page = f.page(gen.ToolListRuns, in, snap, offset, len(out.Runs), page.Total, false)
+	out.Count = out.Page.Returned
 	f.setPaging(ctx, "runs", "count", gen.ToolListRuns, in, snap, offset)
 	return out, nil
 }
@@ -137,24 +137,21 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	out := gen.GetRunOutput{
 		ID: run.ID, TraceID: run.TraceID, Status: gen.RunStatus(run.Status), Summary: runSentence(run),
 		Outcome: optStr(run.Outcome), ErrorMessage: optStr(run.ErrorMessage),
-		Scan: gen.Scan{Limited: run.Limited, Scanned: len(run.Spans) + len(run.Logs), Note: optStr(telemetry.CoverageNote(f.Telemetry))},
+		Scan: gen.Scan{Limited: run.Limited, Scanned: int64(len(run.Spans) + len(run.Logs)), Note: optStr(telemetry.CoverageNote(f.Telemetry))},
 	}
-	spanTotal := int(run.SpanTotal)
-	if spanTotal < len(run.Spans) {
-		spanTotal = len(run.Spans)
-	}
+	spanTotal := max(run.SpanTotal, int64(len(run.Spans)))
 	if len(run.Spans) > 0 {
 		first, last := run.Spans[0].StartNs, run.Spans[0].StartNs+run.Spans[0].DurationNs
 		for _, s := range run.Spans {
 			first, last = min(first, s.StartNs), max(last, s.StartNs+s.DurationNs)
 		}
-		out.Scan.WindowStartUnixMs, out.Scan.WindowEndUnixMs = int(first/1e6), int(last/1e6)+1
+		out.Scan.WindowStartUnixMs, out.Scan.WindowEndUnixMs = first/1e6, last/1e6+1
 	}
 	if run.HasDuration {
 		out.DurationMs = ptr(run.DurationMs)
 	}
-	tree, omitted := telemetry.Tree(run.Spans, maxSpans, maxDepth)
-	omitted += spanTotal - len(run.Spans) // spans past the read cap were never read
+	tree, cut := telemetry.Tree(run.Spans, maxSpans, maxDepth)
+	omitted := int64(cut) + spanTotal - int64(len(run.Spans)) // spans past the read cap were never read
 	out.OmittedSpans = omitted
 	if in.Detail == gen.DetailSummary {
 		out.OmittedSpans = spanTotal
@@ -193,10 +190,10 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	out.CriticalPath = telemetry.CriticalPath(run.Spans)
 	for _, l := range run.Logs {
 		out.Logs = append(out.Logs, gen.GetRunOutputLog{
-			TimeUnixMs: int(l.TimeMs), Severity: l.Severity, Message: l.Message, SpanID: optStr(l.SpanID),
+			TimeUnixMs: l.TimeMs, Severity: l.Severity, Message: l.Message, SpanID: optStr(l.SpanID),
 		})
 	}
-	out.Page = gen.Page{Returned: len(out.Spans), Total: ptr(spanTotal), Truncated: omitted > 0 || run.Limited}
+	out.Page = gen.Page{Returned: int64(len(out.Spans)), Total: ptr(spanTotal), Truncated: omitted > 0 || run.Limited}
 	out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 	callctx.SetPaging(ctx, &shape.Paging{Field: "spans", Omitted: "omittedSpans"})
 	return out, nil
@@ -237,10 +234,10 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 	if err != nil {
 		return gen.GetRecentErrorsOutput{}, telemetryErr(err)
 	}
-	out := gen.GetRecentErrorsOutput{Count: int(rep.Events), Scan: f.scanOut(rep.Scan)}
+	out := gen.GetRecentErrorsOutput{Count: rep.Events, Scan: f.scanOut(rep.Scan)}
 	total := len(rep.Groups)
 	if in.Detail == gen.DetailSummary {
-		out.Page = gen.Page{Returned: 0, Total: &total, Truncated: total > 0}
+		out.Page = gen.Page{Returned: 0, Total: ptr(int64(total)), Truncated: total > 0}
 		return out, nil
 	}
 	limit := in.Limit
@@ -249,8 +246,8 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 	locs, snippets := f.locateGroups(ctx, src, page, in.Detail == gen.DetailFull)
 	for i, g := range page {
 		out.Groups = append(out.Groups, gen.GetRecentErrorsOutputGroup{
-			Service: g.Service, Domain: g.Domain, Count: int(g.Count),
-			FirstSeenUnixMs: int(g.FirstSeenMs), LastSeenUnixMs: int(g.LastSeenMs),
+			Service: g.Service, Domain: g.Domain, Count: g.Count,
+			FirstSeenUnixMs: g.FirstSeenMs, LastSeenUnixMs: g.LastSeenMs,
 			SampleMessage: g.SampleMessage, Fingerprint: g.Fingerprint, ExceptionType: optStr(g.ExceptionType),
 			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: g.TraceIDs,
 			Location: optStr(locs[i]), Snippet: optStr(snippets[i]),
@@ -286,14 +283,14 @@ func (f *Flows) GetLastJobResult(ctx context.Context, in gen.GetLastJobResultInp
 	}
 	out := gen.GetLastJobResultOutput{
 		Found: true, JobName: ptr(j.JobName), JobID: ptr(j.JobID), Status: ptr(gen.RunStatus(j.Status)), Outcome: optStr(j.Outcome),
-		StartUnixMs: ptr(int(j.StartMs)), CompletedUnixMs: ptr(int(j.CompletedMs)), DurationMs: ptr(j.DurationMs),
+		StartUnixMs: ptr(j.StartMs), CompletedUnixMs: ptr(j.CompletedMs), DurationMs: ptr(j.DurationMs),
 		ErrorMessage: optStr(j.ErrorMessage), TraceID: ptr(j.TraceID),
 	}
 	if j.ExitCode != nil {
 		out.ExitCode = ptr(int(*j.ExitCode))
 	}
 	if j.Previous != "" {
-		out.Previous = &gen.GetLastJobResultOutputPrevious{Status: gen.RunStatus(j.Previous), StartUnixMs: int(j.PreviousStartMs)}
+		out.Previous = &gen.GetLastJobResultOutputPrevious{Status: gen.RunStatus(j.Previous), StartUnixMs: j.PreviousStartMs}
 	}
 	return out, nil
 }

@@ -89,7 +89,7 @@ func (f *Flows) compareWindow(c gen.AnalyzeServicePerformanceInputCompareTo) (te
 // perfOut maps the port's statistics, deriving rate and throughput from the window.
 func (f *Flows) perfOut(p telemetry.Performance, w telemetry.Window) gen.AnalyzeServicePerformanceOutput {
 	out := gen.AnalyzeServicePerformanceOutput{
-		Service: p.Service, SinceUnixMs: int(w.StartMs), SampleCount: int(p.SampleCount), ErrorCount: int(p.ErrorCount),
+		Service: p.Service, SinceUnixMs: w.StartMs, SampleCount: p.SampleCount, ErrorCount: p.ErrorCount,
 		AverageDurationMs: p.AverageMs, P50DurationMs: p.P50Ms, P95DurationMs: p.P95Ms, P99DurationMs: p.P99Ms,
 		Scan: f.scanOut(p.Scan),
 	}
@@ -101,7 +101,7 @@ func (f *Flows) perfOut(p telemetry.Performance, w telemetry.Window) gen.Analyze
 	}
 	for _, o := range p.TopOperations {
 		out.TopOperations = append(out.TopOperations, gen.AnalyzeServicePerformanceOutputTopOperation{
-			Name: o.Name, Count: int(o.Count), ErrorCount: int(o.ErrorCount), P50DurationMs: o.P50Ms, P95DurationMs: o.P95Ms,
+			Name: o.Name, Count: o.Count, ErrorCount: o.ErrorCount, P50DurationMs: o.P50Ms, P95DurationMs: o.P95Ms,
 		})
 	}
 	return out
@@ -169,19 +169,19 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 	if err != nil {
 		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)
 	}
-	out := gen.AnalyzeDBBottlenecksOutput{SinceUnixMs: int(w.StartMs), SampleCount: int(rep.SampleCount), Scan: f.scanOut(rep.Scan)}
+	out := gen.AnalyzeDBBottlenecksOutput{SinceUnixMs: w.StartMs, SampleCount: rep.SampleCount, Scan: f.scanOut(rep.Scan)}
 	if len(rep.KnownSystems) > 0 {
 		out.KnownSystems = rep.KnownSystems
 	}
 	if in.Detail == gen.DetailSummary {
-		out.Page = gen.Page{Returned: 0, Total: ptr(rep.Total), Truncated: rep.Total > 0}
+		out.Page = gen.Page{Returned: 0, Total: ptr(int64(rep.Total)), Truncated: rep.Total > 0}
 		return out, nil
 	}
 	full := in.Detail == gen.DetailFull
 	for _, o := range rep.Operations {
 		op := gen.AnalyzeDBBottlenecksOutputOperation{
-			Operation: o.Label, System: optStr(o.System), Collection: optStr(o.Collection), Count: int(o.Count),
-			TotalDurationMs: o.TotalMs, P95DurationMs: o.P95Ms, ErrorCount: int(o.ErrorCount), ShareOfTotal: o.ShareOfTotal,
+			Operation: o.Label, System: optStr(o.System), Collection: optStr(o.Collection), Count: o.Count,
+			TotalDurationMs: o.TotalMs, P95DurationMs: o.P95Ms, ErrorCount: o.ErrorCount, ShareOfTotal: o.ShareOfTotal,
 		}
 		if o.Statement != "" {
 			st := o.Statement
@@ -192,7 +192,7 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 		}
 		out.Operations = append(out.Operations, op)
 	}
-	out.Page = gen.Page{Returned: len(out.Operations), Total: ptr(rep.Total), Truncated: len(out.Operations) < rep.Total}
+	out.Page = gen.Page{Returned: int64(len(out.Operations)), Total: ptr(int64(rep.Total)), Truncated: len(out.Operations) < rep.Total}
 	callctx.SetPaging(ctx, &shape.Paging{Field: "operations"})
 	return out, nil
 }

@@ -53,8 +53,8 @@ func wantCode(t *testing.T, err error, code gen.ErrorCode) {
 func TestTelemetryWindowsAreCheckedBeforeQuerying(t *testing.T) {
 	f, _, _ := telemetryFlows(t)
 	ctx := context.Background()
-	tooOld := int(fixtureNow.Add(-8 * 24 * time.Hour).UnixMilli())
-	future := int(fixtureNow.Add(time.Hour).UnixMilli())
+	tooOld := fixtureNow.Add(-8 * 24 * time.Hour).UnixMilli()
+	future := fixtureNow.Add(time.Hour).UnixMilli()
 	tests := []struct {
 		name string
 		call func() error
@@ -84,7 +84,7 @@ func TestTelemetryWindowsAreCheckedBeforeQuerying(t *testing.T) {
 
 func TestSinceWinsOverWindow(t *testing.T) {
 	f, _, _ := telemetryFlows(t)
-	since := int(fixtureNow.Add(-2 * time.Hour).UnixMilli())
+	since := fixtureNow.Add(-2 * time.Hour).UnixMilli()
 	out, err := f.GetAppStatus(context.Background(), defaults(gen.GetAppStatusInput{Window: "1m", SinceUnixMs: &since}))
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestGetAppStatusFailsOnAnErrorInTheWindow(t *testing.T) {
 	}
 	// The default window is the last hour, as for every telemetry tool but the last job.
 	want := d.ExpectStatus(telemetry.StatusQuery{Window: lastHour()})
-	if out.Status != gen.StatusFail || int64(out.Counts.Errors) != want.Errors || want.Errors != 8 || out.Source.Kind != "memory" || !out.Source.Reachable {
+	if out.Status != gen.StatusFail || out.Counts.Errors != want.Errors || want.Errors != 8 || out.Source.Kind != "memory" || !out.Source.Reachable {
 		t.Fatalf("status %+v, want %d errors", out, want.Errors)
 	}
 	if len(out.Domains) != 5 || out.Domains[0].Domain != "http" || out.Domains[0].SeenCount != 30 || out.Domains[0].ErrorCount != 4 {
@@ -140,7 +140,7 @@ func TestListRunsPagesWithCursorsBoundToTheData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Count != len(out.Runs) || out.Page.Returned != out.Count || *out.Page.Total != want.Total {
+		if out.Count != int64(len(out.Runs)) || out.Page.Returned != out.Count || *out.Page.Total != int64(want.Total) {
 			t.Fatalf("page %d: count %d returned %d total %v", page, out.Count, out.Page.Returned, *out.Page.Total)
 		}
 		for _, r := range out.Runs {
@@ -183,7 +183,7 @@ func TestListRunsSummaryHasNoRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := d.ExpectRuns(telemetry.RunsQuery{Window: lastHour()}).Total; out.Runs != nil || out.Count != 0 || out.Page.Returned != 0 || *out.Page.Total != want || want != 37 {
+	if want := d.ExpectRuns(telemetry.RunsQuery{Window: lastHour()}).Total; out.Runs != nil || out.Count != 0 || out.Page.Returned != 0 || *out.Page.Total != int64(want) || want != 37 {
 		t.Fatalf("summary %+v", out)
 	}
 }
@@ -240,7 +240,7 @@ func TestGetRecentErrorsCountsOccurrencesAndGroupsByFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := d.ExpectErrors(telemetry.ErrorsQuery{Window: lastHour()})
-	if int64(out.Count) != want.Events || want.Events != 8 || len(out.Groups) != 4 || *out.Page.Total != 7 || out.Page.NextCursor == nil {
+	if out.Count != want.Events || want.Events != 8 || len(out.Groups) != 4 || *out.Page.Total != 7 || out.Page.NextCursor == nil {
 		t.Fatalf("errors %+v", out)
 	}
 	next, err := f.GetRecentErrors(context.Background(), defaults(gen.GetRecentErrorsInput{Limit: 4, Cursor: out.Page.NextCursor}))
@@ -288,7 +288,7 @@ func TestAnalyzeServicePerformance(t *testing.T) {
 	}
 	want := d.ExpectPerformance(telemetry.PerformanceQuery{Service: "checkout", Window: lastHour()})
 	// 30 requests and the orphan span: entry spans only, not middleware, queries or steps.
-	if out.SampleCount != int(want.SampleCount) || want.SampleCount != 31 || out.P95DurationMs != want.P95Ms ||
+	if out.SampleCount != want.SampleCount || want.SampleCount != 31 || out.P95DurationMs != want.P95Ms ||
 		out.ErrorRate != round4(float64(want.ErrorCount)/float64(want.SampleCount)) {
 		t.Fatalf("performance %+v, want %+v", out, want)
 	}
@@ -370,7 +370,7 @@ func TestGetRunOfAHugeTraceReportsTheTrueTotal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *out.Page.Total != n || !out.Scan.Limited || !out.Page.Truncated || out.OmittedSpans != n-len(out.Spans) {
+	if *out.Page.Total != n || !out.Scan.Limited || !out.Page.Truncated || out.OmittedSpans != int64(n-len(out.Spans)) {
 		t.Fatalf("page %+v scan %+v omitted %d, want total %d and a limited scan", out.Page, out.Scan, out.OmittedSpans, n)
 	}
 	if !strings.Contains(out.Summary, "ran 100000 spans") {

@@ -36,11 +36,11 @@ func parseDuration(s string) (time.Duration, bool) {
 // resolveWindow turns sinceUnixMs (which wins) or a window string into [start, now]; the end
 // is one millisecond past now so data stamped now is inside. The window's default is the
 // schema's, applied by the generated decoder before the flow runs.
-func (f *Flows) resolveWindow(window string, since *int) (telemetry.Window, error) {
+func (f *Flows) resolveWindow(window string, since *int64) (telemetry.Window, error) {
 	now := f.Now().UnixMilli()
 	end := now + 1
 	if since != nil {
-		start := int64(*since)
+		start := *since
 		switch {
 		case start > now:
 			return telemetry.Window{}, invalidArg("/sinceUnixMs", "must not be in the future")
@@ -113,9 +113,9 @@ func (f *Flows) pageCursor(cursor *string, tool string, in any, snap telemetry.S
 }
 
 // page builds the page object of returned items out of total, with the next cursor when more
-// remain.
+// remain. Offsets and lengths are Go ints; the page's counts are the schema's int64.
 func (f *Flows) page(tool string, in any, snap telemetry.Snapshot, offset, returned, total int, dropped bool) gen.Page {
-	p := gen.Page{Returned: returned, Total: &total, Truncated: dropped}
+	p := gen.Page{Returned: int64(returned), Total: ptr(int64(total)), Truncated: dropped}
 	if next := offset + returned; returned > 0 && next < total {
 		if c, err := f.Cursors.Encode(tool, in, snap.ID, next); err == nil {
 			p.NextCursor = &c
@@ -126,7 +126,7 @@ func (f *Flows) page(tool string, in any, snap telemetry.Snapshot, offset, retur
 
 // scanOut maps the port's scan, with the source's coverage note.
 func (f *Flows) scanOut(s telemetry.Scan) gen.Scan {
-	return gen.Scan{Limited: s.Limited, Scanned: int(s.Scanned), WindowStartUnixMs: int(s.WindowStartMs), WindowEndUnixMs: int(s.WindowEndMs),
+	return gen.Scan{Limited: s.Limited, Scanned: s.Scanned, WindowStartUnixMs: s.WindowStartMs, WindowEndUnixMs: s.WindowEndMs,
 		Note: optStr(telemetry.CoverageNote(f.Telemetry))}
 }
 

@@ -84,7 +84,9 @@ func (h *Handler) capabilities(ctx context.Context, args json.RawMessage) []byte
 			op.Description = &t.Description
 		}
 		if in.Operation != nil {
-			_ = json.Unmarshal(t.ListedInputSchema, &op.InputSchema) // generated: always an object
+			// The published schema, closed objects and all, so a client of the compact profile
+			// can check its arguments exactly as the server will (tools/list serves less).
+			_ = json.Unmarshal(t.InputSchema, &op.InputSchema) // generated: always an object
 		}
 		out.Operations = append(out.Operations, op)
 	}

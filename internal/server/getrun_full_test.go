@@ -64,7 +64,7 @@ func TestGetRunFullBoundsTheAttributesOfAWideSpan(t *testing.T) {
 	if want := keys[:maxSpanAttributes(t)]; !slices.Equal(kept, want) {
 		t.Errorf("kept attributes %d (%v…), want the first %d in key order", len(kept), kept[:min(3, len(kept))], len(want))
 	}
-	if wide.OmittedAttributes == nil || *wide.OmittedAttributes != attrs-len(kept) {
+	if wide.OmittedAttributes == nil || *wide.OmittedAttributes != int64(attrs-len(kept)) {
 		t.Errorf("omittedAttributes of the wide span = %v, want %d", wide.OmittedAttributes, attrs-len(kept))
 	}
 	for k, v := range wide.Attributes {

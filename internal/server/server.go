@@ -171,11 +171,11 @@ func (h *Handler) checkArgs(ctx context.Context, t gen.Tool, args json.RawMessag
 	}
 	te := toolerr.Newf(gen.ErrorCodeInvalidArguments, "invalid arguments for %s: %d field(s) failed validation", name, len(fields)).
 		WithHint("fix the listed fields and call again; the tool's input schema gives every bound")
-	for i, f := range fields {
-		if i == 50 {
-			break
-		}
-		te.Fields = append(te.Fields, toolerr.Field{Pointer: f.Pointer, Message: capRunes(f.Message, 512)})
+	// The validator's fields are the error's own type (contract.FieldError = gen.ErrorField);
+	// they are only bounded here, as defs/error.json bounds them.
+	te.Fields = fields[:min(len(fields), 50)]
+	for i := range te.Fields {
+		te.Fields[i].Message = capRunes(te.Fields[i].Message, 512)
 	}
 	return h.errorResult(te), true
 }

@@ -79,6 +79,7 @@ func PickLastJob(jobs []JobResult, idx []int, q JobQuery, maxHints int) JobResul
 // ServicePerformance implements Source: latency and errors over the service's entry spans
 // (with an operation: over that operation's spans, entry or not).
 func (e *Engine) ServicePerformance(ctx context.Context, q PerformanceQuery) (Performance, error) {
+	q = q.withDefaults()
 	if c, ok := capability[PerformanceAggregator](e, q.Invocation); ok {
 		p, handled, err := c.AggregatePerformance(ctx, q, e.conv)
 		if err != nil || handled {
@@ -165,7 +166,8 @@ func (e *Engine) entrySpans(ctx context.Context, spans []SpanRow) ([]SpanRow, bo
 
 // SummarizePerformance computes a service's statistics from its sample spans: nearest-rank
 // percentiles over all of them, and the top operations ordered by p95 desc, count desc, name —
-// every operation with errors kept, however low it ranks (up to MaxTopOperations).
+// every operation with errors kept, however low it ranks (up to MaxTopOperations). q.TopN is
+// taken as given: the engine applied its default before a capability computes with it.
 func SummarizePerformance(q PerformanceQuery, samples []SpanRow) Performance {
 	p := Performance{Service: q.Service}
 	if len(samples) == 0 {
@@ -193,7 +195,7 @@ func SummarizePerformance(q PerformanceQuery, samples []SpanRow) Performance {
 		os := Summarize(ds)
 		ops = append(ops, OperationStats{Name: name, Count: os.Count, ErrorCount: errs[name], P50Ms: Ms(os.P50), P95Ms: Ms(os.P95)})
 	}
-	p.TopOperations = TopOperations(ops, cmp.Or(q.TopN, 5))
+	p.TopOperations = TopOperations(ops, q.TopN)
 	return p
 }
 
@@ -236,6 +238,7 @@ func TopOperations(ops []OperationStats, n int) []OperationStats {
 // DBOperations implements Source: the window's database operations (one system and one
 // normalized statement each), by total time.
 func (e *Engine) DBOperations(ctx context.Context, q DBQuery) (DBReport, error) {
+	q = q.withDefaults()
 	if c, ok := capability[DBAggregator](e); ok {
 		r, handled, err := c.AggregateDB(ctx, q, e.conv)
 		if err != nil || handled {
@@ -285,7 +288,7 @@ type DBSample struct {
 
 // SummarizeDB groups database operation spans by key and computes their statistics, ordered
 // by total time desc, p95 desc, label; with a system filter that matched nothing, it names the
-// systems seen.
+// systems seen. q.TopN is taken as given, as in SummarizePerformance.
 func SummarizeDB(q DBQuery, samples []DBSample, maxHints int) DBReport {
 	var rep DBReport
 	type agg struct {
@@ -324,8 +327,8 @@ func SummarizeDB(q DBQuery, samples []DBSample, maxHints int) DBReport {
 	}
 	SortDBOperations(rep.Operations)
 	rep.Total = len(rep.Operations)
-	if n := cmp.Or(q.TopN, 5); len(rep.Operations) > n {
-		rep.Operations = rep.Operations[:n]
+	if len(rep.Operations) > q.TopN {
+		rep.Operations = rep.Operations[:q.TopN]
 	}
 	if q.System != "" && rep.SampleCount == 0 {
 		delete(systems, "")

@@ -44,6 +44,7 @@ func SortRuns(runs []RunSummary) {
 // Runs implements Source: one page of the window's runs, filtered by domain and normalized
 // status before paging.
 func (e *Engine) Runs(ctx context.Context, q RunsQuery) (RunPage, error) {
+	q = q.withDefaults()
 	if c, ok := capability[RunLister](e, q.Invocation); ok {
 		p, handled, err := c.ListRuns(ctx, q, e.conv)
 		if err != nil || handled {
@@ -63,9 +64,8 @@ func (e *Engine) Runs(ctx context.Context, q RunsQuery) (RunPage, error) {
 	page := RunPage{Total: len(match), Scan: windowScan(q.Window)}
 	page.Scan.Limited = limited
 	page.Scan.Scanned = int64(len(runs))
-	limit := cmp.Or(q.Limit, 20)
 	if q.Offset < len(match) {
-		page.Runs = match[q.Offset:min(len(match), q.Offset+limit)]
+		page.Runs = match[q.Offset:min(len(match), q.Offset+q.Limit)]
 	}
 	traces := make([]string, 0, len(page.Runs))
 	for _, r := range page.Runs {

@@ -32,7 +32,7 @@ type RunsQuery struct {
 	// Domain and Status filter before paging.
 	Domain string
 	Status string
-	// Offset skips that many matching runs; Limit bounds the page (0 means 20).
+	// Offset skips that many matching runs; Limit bounds the page (0 means DefaultRunsLimit).
 	Offset int
 	Limit  int
 	// AsOf pins the snapshot (0: latest).
@@ -79,7 +79,7 @@ type PerformanceQuery struct {
 	Service string
 	// Operation restricts to one span name.
 	Operation string
-	// TopN bounds TopOperations (0 means 5).
+	// TopN bounds TopOperations (0 means DefaultPerformanceTopN).
 	TopN int
 	// Invocation keeps the telemetry of one execute_command run (see InvocationKey).
 	Invocation string
@@ -91,7 +91,7 @@ type DBQuery struct {
 	Service string
 	// System keeps only operations of this database system (e.g. postgresql).
 	System string
-	// TopN bounds Operations (0 means 5).
+	// TopN bounds Operations (0 means DefaultDBTopN).
 	TopN int
 }
 

@@ -140,7 +140,7 @@ func TestTheFlushGraceHoldsWhatArrivesJustAfterTheCommandAndNoMore(t *testing.T)
 				t.Fatalf("the answer took %s, beyond its grace of %d ms", took, tt.graceMs)
 			}
 			tel := out.Telemetry
-			if tel == nil || tel.Spans != tt.wantSpans || len(tel.RunIDs) != tt.wantSpans {
+			if tel == nil || tel.Spans != int64(tt.wantSpans) || len(tel.RunIDs) != tt.wantSpans {
 				b, _ := json.Marshal(out)
 				t.Fatalf("answer %s, want %d span(s) in its telemetry", b, tt.wantSpans)
 			}
@@ -210,7 +210,7 @@ func TestTwoCommandsAtOnceEachReportOnlyTheirOwnTelemetry(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for i, want := range []int{2, 3} {
+	for i, want := range []int64{2, 3} {
 		if errs[i] != nil {
 			t.Fatal(errs[i])
 		}

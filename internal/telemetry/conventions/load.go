@@ -117,7 +117,7 @@ func validate(doc map[string]any) error {
 	if err != nil {
 		return fmt.Errorf("encode conventions: %w", err)
 	}
-	fields, err := validator.Validate("conventions.schema.json", []byte(gen.ConventionsSchema), raw)
+	fields, err := validator.Validate("conventions.schema.json", gen.ConventionsSchema, raw)
 	if err != nil {
 		return fmt.Errorf("validate conventions: %w", err)
 	}

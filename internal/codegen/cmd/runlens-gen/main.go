@@ -1,7 +1,7 @@
 // Command runlens-gen generates the gen/ package and the published schemas from the runlens
 // JSON Schemas. It is run by `go generate ./gen` (see gen/generate.go) and `make generate`.
 //
-//	runlens-gen -schemas ../schemas -out . -bundled ../schemas/bundled [-check]
+//	runlens-gen -schemas ../schemas -out . -bundled ../schemas/bundled [-listed ../schemas/listed] [-check]
 //
 // With -check it writes nothing, prints a unified diff of what generation would change and
 // exits 1 when anything would.
@@ -28,6 +28,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	schemas := fl.String("schemas", "schemas", "the schema tree to read")
 	out := fl.String("out", "gen", "the gen/ package folder to write *_gen.go files into")
 	bundled := fl.String("bundled", "schemas/bundled", "the folder for the published, bundled schemas")
+	listed := fl.String("listed", "", "the folder for what tools/list serves of each tool schema (default: beside -bundled)")
 	check := fl.Bool("check", false, "write nothing; print a diff and exit 1 if generation would change anything")
 	if err := fl.Parse(args); err != nil {
 		return 2
@@ -43,7 +44,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	dirs := codegen.Dirs{Gen: *out, Bundled: *bundled}
+	if *listed == "" {
+		*listed = filepath.Join(filepath.Dir(*bundled), codegen.ListedFolder)
+	}
+	dirs := codegen.Dirs{Gen: *out, Bundled: *bundled, Listed: *listed}
 	if *check {
 		clean, err := codegen.Check(output, dirs, stdout)
 		if err != nil {
