@@ -76,7 +76,7 @@ bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests): protocol vs a g
 	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestAspireLatencyReport$$' -v ./internal/telemetry/aspire
 	RUNLENS_BENCH=1 RUNLENS_JAEGER="$$(.ci/install-jaeger)" $(GO) test -count=1 -timeout 15m -run '^TestJaegerReport$$' -v ./internal/telemetry/jaeger
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store ./internal/otlp
-	CHDB_LIB_PATH="$$(.ci/install-chdb)" $(GO) test -tags chdb -count=1 -timeout 60m -run '^$$' -bench '^BenchmarkB10$$' -benchtime 1x ./internal/telemetry/clickhouse
+	CHDB_LIB_PATH="$$(.ci/install-chdb)" CGO_ENABLED=0 $(GO) test -tags chdb -count=1 -timeout 90m -run '^$$' -bench '^BenchmarkB10$$' -benchtime 1x -v ./internal/telemetry/clickhouse
 
 .PHONY: lint
 lint: ## gofmt, go vet and staticcheck.

@@ -89,7 +89,7 @@ func Open(o Options) (*Backend, error) {
 		return nil, fmt.Errorf("open clickhouse client: %w", err)
 	}
 	return &Backend{
-		ep: ep, o: o, r: &runner{conn: conn, o: o},
+		ep: ep, o: o, r: &runner{conn: conn, o: o, slots: make(chan struct{}, maxOpenConns)},
 		traces: ep.table(ep.traces), logs: ep.table(ep.logs), lookup: ep.table(ep.traces + "_trace_id_ts"),
 	}, nil
 }

@@ -9,12 +9,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
+	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
 // b10Spans generates n spans over the 24 h before end inside ClickHouse, from numbers(): traces
@@ -66,7 +71,8 @@ FROM (SELECT number, intDiv(number * %[4]d, %[5]d) AS tr, concat('svc-', toStrin
 // size. Run it once: go test -tags chdb -run '^$' -bench B10 -benchtime 1x.
 func BenchmarkB10(b *testing.B) {
 	e := engine(b)
-	addr := front(b, e, nil)
+	prof := &profile{on: os.Getenv("RUNLENS_B10_PROFILE") != ""}
+	addr := front(b, e, &chfront.Front{Timed: prof.add})
 	sizes := []int64{1_000_000, 3_000_000}
 	if v := os.Getenv("RUNLENS_B10_SPANS"); v != "" {
 		sizes = nil
@@ -76,6 +82,15 @@ func BenchmarkB10(b *testing.B) {
 				b.Fatal(err)
 			}
 			sizes = append(sizes, n)
+		}
+	}
+	storeSizes := map[int64]bool{1_000_000: true}
+	if v, ok := os.LookupEnv("RUNLENS_B10_STORE_SPANS"); ok {
+		storeSizes = map[int64]bool{}
+		for _, f := range strings.Split(v, ",") {
+			if n, err := strconv.ParseInt(f, 10, 64); err == nil {
+				storeSizes[n] = true
+			}
 		}
 	}
 	iters := 10
@@ -90,10 +105,25 @@ func BenchmarkB10(b *testing.B) {
 			b.Fatal(err)
 		}
 		load := time.Since(t0)
-		src := telemetry.NewEngine(open(b, addr, tb.Database, clickhouse.Options{MaxExecutionTime: 60 * time.Second}), nil)
+		// chDB runs one query at a time, so the queries one answer sends at once wait in the
+		// HTTP interface for each other; the client's read timeout (MaxExecutionTime plus the
+		// dial timeout) must cover that queue at 10M spans on a loaded machine.
+		src := telemetry.NewEngine(open(b, addr, tb.Database, clickhouse.Options{MaxExecutionTime: 300 * time.Second}), nil)
 		ctx := context.Background()
+		// At the sizes in RUNLENS_B10_STORE_SPANS (default 1000000), the same spans and records
+		// are copied into an embedded store, and each call is made on both, interleaved.
+		var local telemetry.Source
+		if storeSizes[n] {
+			t0 := time.Now()
+			local = store.NewQuerier(copyToStore(b, e, tb, int(max(n/100_000, 1))), nil)
+			b.Logf("copied %d spans into the embedded store in %s", n, time.Since(t0).Round(time.Second))
+		}
 		var rows strings.Builder
-		fmt.Fprintf(&rows, "| tool | window | p50 ms | p95 ms | limited |\n|---|---|---:|---:|---|\n")
+		if local != nil {
+			fmt.Fprintf(&rows, "| tool | window | p50 ms | p95 ms | limited | store p50 ms | store p95 ms | p95 ratio | same answer |\n|---|---|---:|---:|---|---:|---:|---:|---|\n")
+		} else {
+			fmt.Fprintf(&rows, "| tool | window | p50 ms | p95 ms | limited |\n|---|---|---:|---:|---|\n")
+		}
 		for _, win := range []struct {
 			name string
 			d    time.Duration
@@ -105,58 +135,146 @@ func BenchmarkB10(b *testing.B) {
 			}
 			cases := []struct {
 				tool string
-				call func() (bool, error)
+				call func(src telemetry.Source) (any, bool, error)
 			}{
-				{"get_app_status", func() (bool, error) {
+				{"get_app_status", func(src telemetry.Source) (any, bool, error) {
 					r, err := src.Status(ctx, telemetry.StatusQuery{Window: w})
-					return r.Scan.Limited, err
+					return r, r.Scan.Limited, err
 				}},
-				{"list_runs", func() (bool, error) {
+				{"list_runs", func(src telemetry.Source) (any, bool, error) {
 					r, err := src.Runs(ctx, telemetry.RunsQuery{Window: w})
-					return r.Scan.Limited, err
+					return r, r.Scan.Limited, err
 				}},
-				{"get_run", func() (bool, error) {
+				{"get_run", func(src telemetry.Source) (any, bool, error) {
 					r, err := src.Run(ctx, telemetry.RunQuery{ID: failed.Runs[0].TraceID})
-					return r.Limited, err
+					return r, r.Limited, err
 				}},
-				{"get_recent_errors", func() (bool, error) {
+				{"get_recent_errors", func(src telemetry.Source) (any, bool, error) {
 					r, err := src.Errors(ctx, telemetry.ErrorsQuery{Window: w})
-					return r.Scan.Limited, err
+					return r, r.Scan.Limited, err
 				}},
-				{"get_last_job_result", func() (bool, error) { _, err := src.LastJob(ctx, telemetry.JobQuery{Window: w}); return false, err }},
-				{"analyze_service_performance", func() (bool, error) {
+				{"get_last_job_result", func(src telemetry.Source) (any, bool, error) {
+					r, err := src.LastJob(ctx, telemetry.JobQuery{Window: w})
+					return r, false, err
+				}},
+				{"analyze_service_performance", func(src telemetry.Source) (any, bool, error) {
 					r, err := src.ServicePerformance(ctx, telemetry.PerformanceQuery{Window: w, Service: "svc-7"})
-					return r.Scan.Limited, err
+					return r, r.Scan.Limited, err
 				}},
-				{"analyze_db_bottlenecks", func() (bool, error) {
+				{"analyze_db_bottlenecks", func(src telemetry.Source) (any, bool, error) {
 					r, err := src.DBOperations(ctx, telemetry.DBQuery{Window: w})
-					return r.Scan.Limited, err
+					return r, r.Scan.Limited, err
 				}},
 			}
 			for _, c := range cases {
 				lat := make([]time.Duration, 0, iters)
+				var slat []time.Duration
 				limited := false
-				for i := 0; i <= iters; i++ {
+				same := "—"
+				for i := 0; i <= iters; i++ { // the first call of each warms up
 					t0 := time.Now()
-					lim, err := c.call()
+					got, lim, err := c.call(src)
 					if err != nil {
 						b.Fatalf("%s %s: %v", c.tool, win.name, err)
 					}
-					if i > 0 { // the first call warms up
+					if i > 0 {
 						lat = append(lat, time.Since(t0))
 					}
 					limited = limited || lim
+					if local == nil {
+						continue
+					}
+					t0 = time.Now()
+					want, _, err := c.call(local)
+					if err != nil {
+						b.Fatalf("%s %s on the store: %v", c.tool, win.name, err)
+					}
+					if i > 0 {
+						slat = append(slat, time.Since(t0))
+					} else if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
+						same = "no"
+						b.Logf("%s %s: ClickHouse differs from the store (-store +clickhouse):\n%s", c.tool, win.name, diff)
+					} else {
+						same = "yes"
+					}
+				}
+				if prof.on {
+					prof.start()
+					t0 := time.Now()
+					if _, _, err := c.call(src); err != nil {
+						b.Fatal(err)
+					}
+					b.Logf("profile %s %s at %d spans: %s", c.tool, win.name, n, prof.report(time.Since(t0)))
 				}
 				slices.Sort(lat)
 				p50, p95 := lat[telemetry.RankIndex(len(lat), 0.5)], lat[telemetry.RankIndex(len(lat), 0.95)]
-				fmt.Fprintf(&rows, "| %s | %s | %.0f | %.0f | %v |\n", c.tool, win.name, ms(p50), ms(p95), limited)
+				fmt.Fprintf(&rows, "| %s | %s | %.0f | %.0f | %v |", c.tool, win.name, ms(p50), ms(p95), limited)
+				if local != nil {
+					slices.Sort(slat)
+					sp50, sp95 := slat[telemetry.RankIndex(len(slat), 0.5)], slat[telemetry.RankIndex(len(slat), 0.95)]
+					fmt.Fprintf(&rows, " %.1f | %.1f | %.0f× | %s |", ms(sp50), ms(sp95), float64(p95)/float64(max(sp95, time.Microsecond)), same)
+				}
+				rows.WriteString("\n")
 				b.ReportMetric(ms(p95), fmt.Sprintf("%s-%s-%dM-p95-ms", c.tool, win.name, n/1_000_000))
 			}
+			uptimeLine(&rows)
 		}
 		b.Logf("B10 at %d spans + %d log records (loaded in %s), %d calls per case after one warm-up:\n%s", n, n/5, load.Round(time.Second), iters, rows.String())
 		if err := e.Exec("DROP DATABASE `" + tb.Database + "`"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// profile records the queries one call sent (RUNLENS_B10_PROFILE=1): how many, and the
+// engine's time for each, its parameters apart.
+type profile struct {
+	on      bool
+	mu      sync.Mutex
+	queries []profiled
+}
+
+type profiled struct {
+	sql            string
+	prelude, query time.Duration
+}
+
+func (p *profile) add(sql string, prelude, query time.Duration) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.queries = append(p.queries, profiled{sql, prelude, query})
+}
+
+func (p *profile) start() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.queries = nil
+}
+
+func (p *profile) report(wall time.Duration) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var pre, q time.Duration
+	var lines strings.Builder
+	for _, x := range p.queries {
+		pre, q = pre+x.prelude, q+x.query
+		sql := strings.Join(strings.Fields(x.sql), " ")
+		if len(sql) > 160 {
+			sql = sql[:160] + "…"
+		}
+		fmt.Fprintf(&lines, "\n    params %5.1f ms, query %6.1f ms: %s", ms(x.prelude), ms(x.query), sql)
+	}
+	return fmt.Sprintf("%d queries, wall %.1f ms, params %.1f ms, engine %.1f ms, rest %.1f ms%s",
+		len(p.queries), ms(wall), ms(pre), ms(q), ms(wall-pre-q), lines.String())
+}
+
+// uptimeLine notes the machine's load average under a table (the benchmark shares 2 cores).
+func uptimeLine(w *strings.Builder) {
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Fprintf(w, "(load average: %s)\n", strings.Join(strings.Fields(string(b))[:3], " "))
 	}
 }
 

@@ -26,7 +26,10 @@ func (b *Backend) dbFields(s *sqlText, q telemetry.DBQuery, conv *conventions.Co
 	if q.Service != "" {
 		service(s, q.Service)
 	}
-	s.w(" AND (", attrCondition(s, "SpanAttributes", telemetry.DBAttrKeys(conv), ""), ")) WHERE stmt != '' OR summary != '' OR op != '')")
+	// The outer condition needs a statement, summary or operation key: the inner one says so
+	// too, so the skip index drops the granules without any.
+	s.w(" AND ", anyKey(s, "SpanAttributes", k.StatementKeys, k.SummaryKeys, k.OperationKeys),
+		" AND (", attrCondition(s, "SpanAttributes", telemetry.DBAttrKeys(conv), ""), ")) WHERE stmt != '' OR summary != '' OR op != '')")
 }
 
 // AggregateDB implements telemetry.DBAggregator in two queries. The first lists the distinct

@@ -30,10 +30,10 @@ func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, 
 
 // occurrences computes the window's error occurrences as the engine does (its
 // TraceOccurrences, TraceRun and LogOccurrence decide; an occurrence's origin is a rule over
-// the trace tree, which stays in Go), from four queries instead of a scan per chunk of traces:
-// every span of the traces with an error span in the window, those traces' error records, the
-// window's error records, and, for records of other traces, whether their trace failed
-// anywhere and its root. The trace sets are GLOBAL subqueries, read once.
+// the trace tree, which stays in Go), from two queries run at once instead of a scan per chunk
+// of traces — every span of the traces with an error span in the window; the error records of
+// the window or of those traces — and, only for records of other traces, two more: whether
+// their trace failed anywhere, and its root. The trace sets are GLOBAL subqueries, read once.
 func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions, w telemetry.Window) (list []telemetry.Occurrence, limited bool, scanned int64, err error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
 	failingSub := func(q *sqlText) {
@@ -41,53 +41,76 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 		window(q, "Timestamp", w)
 		q.w(" AND StatusCode = 'Error')")
 	}
-	// The failing traces' spans, newest first as a scan returns them.
+	// The failing traces' spans, newest first as a scan returns them; and, in a second query
+	// run at the same time, the error records of the window or of those traces (one read of
+	// the logs table for both).
 	s := &sqlText{}
 	s.w("SELECT ", spanColumns, ", SpanAttributes, arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`), `Events.Name`, `Events.Attributes`",
 		" FROM ", b.traces, " WHERE TraceId GLOBAL IN ")
 	failingSub(s)
 	s.w(" ORDER BY Timestamp DESC, SpanId DESC LIMIT 1 BY TraceId, SpanId LIMIT ", strconv.Itoa(maxRows+1))
+	l := &sqlText{}
+	l.w("SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body, LogAttributes, ")
+	window(l, "Timestamp", w)
+	l.w(" AS inWindow FROM ", b.logs, " WHERE ", errorLogExpr, " AND (inWindow OR TraceId GLOBAL IN ")
+	failingSub(l)
+	l.w(") ORDER BY Timestamp DESC LIMIT ", strconv.Itoa(2*maxRows+1))
 	spans := map[string][]telemetry.SpanRow{}
 	var order []string
 	n := 0
-	lim, err := b.r.query(ctx, s, maxRows+1, func(rows driver.Rows) error {
-		r, err := scanSpan(rows, telemetry.FieldAttributes|telemetry.FieldEvents)
-		if err != nil {
-			return err
-		}
-		if n++; n > maxRows {
-			limited = true
+	var spansLimited, logsLimited bool
+	var recs []telemetry.LogRow
+	var inWindow []bool
+	err = parallel(func() error {
+		var err error
+		spansLimited, err = b.r.query(ctx, s, maxRows+1, func(rows driver.Rows) error {
+			r, err := scanSpan(rows, telemetry.FieldAttributes|telemetry.FieldEvents)
+			if err != nil {
+				return err
+			}
+			if n++; n > maxRows {
+				spansLimited = true
+				return nil
+			}
+			if _, ok := spans[r.TraceID]; !ok {
+				order = append(order, r.TraceID)
+			}
+			spans[r.TraceID] = append(spans[r.TraceID], r)
 			return nil
-		}
-		if _, ok := spans[r.TraceID]; !ok {
-			order = append(order, r.TraceID)
-		}
-		spans[r.TraceID] = append(spans[r.TraceID], r)
-		return nil
+		})
+		return err
+	}, func() error {
+		var err error
+		logsLimited, err = b.r.query(ctx, l, 2*maxRows+1, func(rows driver.Rows) error {
+			r, in, err := scanLog(rows, true)
+			if err != nil {
+				return err
+			}
+			recs, inWindow = append(recs, r), append(inWindow, in)
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, false, 0, err
 	}
-	limited, scanned = limited || lim, int64(n)
-	// Their error records.
-	l := &sqlText{}
-	l.w("SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body, LogAttributes FROM ", b.logs,
-		" WHERE ", errorLogExpr, " AND TraceId GLOBAL IN ")
-	failingSub(l)
-	l.w(" ORDER BY Timestamp DESC LIMIT ", strconv.Itoa(maxRows+1))
+	limited, scanned = spansLimited || logsLimited || len(recs) > 2*maxRows, int64(min(n, maxRows))
+	// The records of the failing traces go with their traces; those of the window (at most
+	// maxRows, newest first, as a scan of them) are checked below.
 	logs := map[string][]telemetry.LogRow{}
-	lim, err = b.r.query(ctx, l, maxRows+1, func(rows driver.Rows) error {
-		r, err := scanLog(rows)
-		if err != nil {
-			return err
+	var errLogs []telemetry.LogRow
+	for i, r := range recs {
+		if spans[r.TraceID] != nil {
+			logs[r.TraceID] = append(logs[r.TraceID], r)
 		}
-		logs[r.TraceID] = append(logs[r.TraceID], r)
-		return nil
-	})
-	if err != nil {
-		return nil, false, 0, err
+		if inWindow[i] {
+			if len(errLogs) == maxRows {
+				limited = true
+				continue
+			}
+			errLogs = append(errLogs, r)
+		}
 	}
-	limited = limited || lim
 	slices.Sort(order) // the engine reads failing traces in id order
 	for _, t := range order {
 		for _, o := range telemetry.TraceOccurrences(conv, spans[t], logs[t]) {
@@ -96,15 +119,10 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 			}
 		}
 	}
-	// The window's error records; those of no failing trace are occurrences of their own.
-	errLogs, err := b.ScanLogs(ctx, telemetry.LogScan{Window: w, ErrorsOnly: true, Fields: telemetry.FieldAttributes, Limit: maxRows})
-	if err != nil {
-		return nil, false, 0, err
-	}
-	limited, scanned = limited || errLogs.Limited, scanned+errLogs.Scanned
+	scanned += int64(len(errLogs))
 	var probe []string
 	seen := map[string]bool{}
-	for _, r := range errLogs.Logs {
+	for _, r := range errLogs {
 		if r.TraceID != "" && spans[r.TraceID] == nil && !seen[r.TraceID] {
 			seen[r.TraceID] = true
 			probe = append(probe, r.TraceID)
@@ -144,8 +162,8 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 			}
 		}
 	}
-	for i := range errLogs.Logs {
-		r := &errLogs.Logs[i]
+	for i := range errLogs {
+		r := &errLogs[i]
 		if r.TraceID != "" && (spans[r.TraceID] != nil || failedElsewhere[r.TraceID]) {
 			continue
 		}
@@ -155,14 +173,19 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 }
 
 // scanLog reads a row of time, trace, span, service, severity number and text, body and
-// attributes.
-func scanLog(rows driver.Rows) (telemetry.LogRow, error) {
+// attributes, and, when flag is set, a last boolean column.
+func scanLog(rows driver.Rows, flag bool) (telemetry.LogRow, bool, error) {
 	var r telemetry.LogRow
 	var sev uint8
 	var attrs map[string]string
-	if err := rows.Scan(&r.TimeNs, &r.TraceID, &r.SpanID, &r.Service, &sev, &r.SeverityText, &r.Body, &attrs); err != nil {
-		return r, err
+	var f uint8
+	dest := []any{&r.TimeNs, &r.TraceID, &r.SpanID, &r.Service, &sev, &r.SeverityText, &r.Body, &attrs}
+	if flag {
+		dest = append(dest, &f)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return r, false, err
 	}
 	r.SeverityNumber, r.Attributes = int32(sev), nonNil(attrs)
-	return r, nil
+	return r, f == 1, nil
 }

@@ -17,7 +17,7 @@ func (b *Backend) jobWhere(s *sqlText, q telemetry.JobQuery, conv *conventions.C
 	if q.Service != "" {
 		service(s, q.Service)
 	}
-	s.w(" AND ", first(s, "SpanAttributes", conv.JobKeys.IDKeys), " != ''")
+	s.w(" AND ", anyKey(s, "SpanAttributes", conv.JobKeys.IDKeys), " AND ", first(s, "SpanAttributes", conv.JobKeys.IDKeys), " != ''")
 }
 
 // startMs is the span start in Unix ms, the order PickLastJob uses (then span id).

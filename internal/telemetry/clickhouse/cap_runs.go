@@ -32,7 +32,9 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 		"if(", jobID, " != '', if(", trimmed(word), " != '', ", trimmed(word), ", ", trimmed(outcome), "), if(", word, " != '', ", word, ", ", outcome, ")) AS outcome, ",
 		normalizeStatusExpr(q, conv, word, "StatusCode = 'Error' OR errors > 0", "if("+jobID+" != '', "+exitCodeExpr(q, conv, a)+", NULL)"), " AS status, ",
 		"intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) AS ms, toUInt64(Duration) AS dur, ServiceName AS service, r.TraceId AS trace, errors",
-		" FROM (SELECT * FROM ", b.traces, " WHERE ")
+		// Only the columns the expressions read go through LIMIT BY (SELECT * would carry every
+		// column of every root through the deduplication).
+		" FROM (SELECT TraceId, SpanId, SpanName, StatusCode, Timestamp, Duration, ServiceName, SpanAttributes FROM ", b.traces, " WHERE ")
 	window(q, "Timestamp", w)
 	q.w(" AND ParentSpanId = ''")
 	if svc != "" {
@@ -146,42 +148,78 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		a.LastSeenMs = max(a.LastSeenMs, ms)
 		return a
 	}
-	for _, table := range []string{b.traces, b.logs} {
-		s := &sqlText{}
-		s.w("SELECT ServiceName, toInt64(count()), toInt64(max(intDiv(toUnixTimestamp64Nano(Timestamp), 1000000))) FROM ", table, " WHERE ")
-		window(s, "Timestamp", q.Window)
-		if q.Service != "" {
-			service(s, q.Service)
+	// Three independent parts, at once: spans and records per service (one query over both
+	// tables), the error occurrences, and runs per domain.
+	var occ []telemetry.Occurrence
+	var occLimited, countsLimited, domainsLimited bool
+	var domains []telemetry.DomainActivity
+	counts := &sqlText{}
+	counts.w("SELECT isSpans, ServiceName, toInt64(count()), toInt64(max(intDiv(toUnixTimestamp64Nano(Timestamp), 1000000))) FROM (")
+	for i, table := range []string{b.traces, b.logs} {
+		if i > 0 {
+			counts.w(" UNION ALL ")
 		}
-		s.w(" GROUP BY ServiceName")
-		isSpans := table == b.traces
-		limited, err := b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
-			var svc string
-			var n, newest int64
-			if err := rows.Scan(&svc, &n, &newest); err != nil {
+		counts.w("SELECT ", strconv.Itoa(1-i), " AS isSpans, ServiceName, Timestamp FROM ", table, " WHERE ")
+		window(counts, "Timestamp", q.Window)
+		if q.Service != "" {
+			service(counts, q.Service)
+		}
+	}
+	counts.w(") GROUP BY isSpans, ServiceName")
+	type svcCount struct {
+		spans     bool
+		svc       string
+		n, newest int64
+	}
+	var rows []svcCount
+	err := parallel(func() error {
+		var err error
+		countsLimited, err = b.r.query(ctx, counts, 2*b.o.MaxGroups, func(r driver.Rows) error {
+			var c svcCount
+			var isSpans uint8
+			if err := r.Scan(&isSpans, &c.svc, &c.n, &c.newest); err != nil {
 				return err
 			}
-			a := touch(telemetry.ServiceOf(svc), newest)
-			if isSpans {
-				a.Spans += n
-				st.Spans += n
-				st.NewestSpanMs = max(st.NewestSpanMs, newest)
-			} else {
-				st.Logs += n
-			}
-			st.Scan.Scanned += n
+			c.spans = isSpans == 1
+			rows = append(rows, c)
 			return nil
 		})
-		if err != nil {
-			return telemetry.Status{}, false, err
-		}
-		st.Scan.Limited = st.Scan.Limited || limited
-	}
-	occ, limited, _, err := b.occurrences(ctx, conv, q.Window)
+		return err
+	}, func() error {
+		var err error
+		occ, occLimited, _, err = b.occurrences(ctx, conv, q.Window)
+		return err
+	}, func() error {
+		s := &sqlText{}
+		s.w("SELECT domain, toInt64(count()), toInt64(countIf(status = 'error')), toInt64(max(ms)) FROM ")
+		b.runsSubquery(s, conv, q.Window, q.Service)
+		s.w(" GROUP BY domain")
+		var err error
+		domainsLimited, err = b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
+			var d telemetry.DomainActivity
+			if err := rows.Scan(&d.Domain, &d.SeenCount, &d.ErrorCount, &d.MostRecentMs); err != nil {
+				return err
+			}
+			domains = append(domains, d)
+			return nil
+		})
+		return err
+	})
 	if err != nil {
 		return telemetry.Status{}, false, err
 	}
-	st.Scan.Limited = st.Scan.Limited || limited
+	st.Scan.Limited = countsLimited || occLimited || domainsLimited
+	for _, c := range rows {
+		a := touch(telemetry.ServiceOf(c.svc), c.newest)
+		if c.spans {
+			a.Spans += c.n
+			st.Spans += c.n
+			st.NewestSpanMs = max(st.NewestSpanMs, c.newest)
+		} else {
+			st.Logs += c.n
+		}
+		st.Scan.Scanned += c.n
+	}
 	for _, o := range occ {
 		if q.Service != "" && o.Service != q.Service {
 			continue
@@ -200,25 +238,12 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 	for _, name := range conv.DomainNames() {
 		st.Domains = append(st.Domains, telemetry.DomainActivity{Domain: name})
 	}
-	s := &sqlText{}
-	s.w("SELECT domain, toInt64(count()), toInt64(countIf(status = 'error')), toInt64(max(ms)) FROM ")
-	b.runsSubquery(s, conv, q.Window, q.Service)
-	s.w(" GROUP BY domain")
-	limited, err = b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
-		var d telemetry.DomainActivity
-		if err := rows.Scan(&d.Domain, &d.SeenCount, &d.ErrorCount, &d.MostRecentMs); err != nil {
-			return err
-		}
+	for _, d := range domains {
 		for i := range st.Domains {
 			if st.Domains[i].Domain == d.Domain {
 				st.Domains[i] = d
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return telemetry.Status{}, false, err
 	}
-	st.Scan.Limited = st.Scan.Limited || limited
 	return st, true, nil
 }

@@ -40,6 +40,22 @@ func first(q *sqlText, col string, keys []string) string {
 	return b.String()
 }
 
+// anyKey is a necessary condition of a non-empty value under one of keys: the map has one of
+// them. It adds nothing to a condition it is ANDed to, but ClickHouse evaluates it with the
+// exporter's bloom filter index on mapKeys, skipping the granules without any of the keys.
+func anyKey(q *sqlText, col string, keys ...[]string) string {
+	var parts []string
+	for _, ks := range keys {
+		for _, k := range ks {
+			parts = append(parts, "mapContains("+col+", "+q.str(k)+")")
+		}
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return "(" + strings.Join(parts, " OR ") + ")"
+}
+
 // hasKeyPrefix is Attributes.hasPrefix: some key starts with one of prefixes.
 func hasKeyPrefix(q *sqlText, col string, prefixes []string) string {
 	if len(prefixes) == 0 {

@@ -125,7 +125,7 @@ func (e endpoint) options(password string, o Options) *ch.Options {
 		// Every query carries its own limits (see settings); these bound the connection.
 		DialTimeout:  o.DialTimeout,
 		ReadTimeout:  o.MaxExecutionTime + o.DialTimeout,
-		MaxOpenConns: 4,
+		MaxOpenConns: maxOpenConns,
 		MaxIdleConns: 2,
 	}
 	if e.secure {

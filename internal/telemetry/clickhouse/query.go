@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
@@ -20,6 +21,10 @@ import (
 type sqlText struct {
 	b    strings.Builder
 	args []any
+	// bound holds the placeholder of each scalar value bound so far: the same key bound twice
+	// is one parameter, so the expressions the compiler writes twice are the same text, which
+	// ClickHouse computes once per row.
+	bound map[string]string
 }
 
 // w appends SQL text.
@@ -37,14 +42,28 @@ func (q *sqlText) bind(typ string, v any) string {
 	return "{" + name + ":" + typ + "}"
 }
 
+// scalar binds v as a parameter of type typ, once per statement.
+func (q *sqlText) scalar(typ, v string) string {
+	k := typ + "\x00" + v
+	if p, ok := q.bound[k]; ok {
+		return p
+	}
+	if q.bound == nil {
+		q.bound = map[string]string{}
+	}
+	p := q.bind(typ, v)
+	q.bound[k] = p
+	return p
+}
+
 // str binds a String.
-func (q *sqlText) str(v string) string { return q.bind("String", v) }
+func (q *sqlText) str(v string) string { return q.scalar("String", v) }
 
 // strs binds an Array(String).
 func (q *sqlText) strs(v []string) string { return q.bind("Array(String)", v) }
 
 // i64 binds an Int64.
-func (q *sqlText) i64(v int64) string { return q.bind("Int64", strconv.FormatInt(v, 10)) }
+func (q *sqlText) i64(v int64) string { return q.scalar("Int64", strconv.FormatInt(v, 10)) }
 
 func (q *sqlText) String() string { return q.b.String() }
 
@@ -76,7 +95,14 @@ type runner struct {
 	// readonly=1 may change none): that user is read-only already, and the server's profile
 	// bounds its queries.
 	noSettings atomic.Bool
+	// slots bounds the queries in flight to the client's pool (maxOpenConns): past it the
+	// client gives a query only its dial timeout to find a connection, while a query waiting
+	// here waits as long as its context allows.
+	slots chan struct{}
 }
+
+// maxOpenConns is the client's pool size.
+const maxOpenConns = maxParallel
 
 // settings bound one query: read-only, a time limit, a read limit and a result limit. Over a
 // limit the server throws (overflow mode throw), so the adapter knows it was cut; it then
@@ -127,6 +153,12 @@ func (r *runner) query(ctx context.Context, q *sqlText, resultRows int, each fun
 
 // once runs q once and says how many rows reached each.
 func (r *runner) once(ctx context.Context, q *sqlText, resultRows int, breakMode bool, each func(driver.Rows) error) (int, error) {
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
 	qctx := ctx
 	if !r.noSettings.Load() {
 		qctx = ch.Context(ctx, ch.WithSettings(r.settings(resultRows, breakMode)))
@@ -194,4 +226,31 @@ func classify(err error, o Options) error {
 // will.
 func sourceError(kind error, msg, hint string) error {
 	return &telemetry.SourceError{Kind: kind, Message: msg, Hint: hint}
+}
+
+// maxParallel bounds the queries one answer has in flight at once.
+const maxParallel = 4
+
+// parallel runs the independent queries of one answer at once, at most maxParallel, and
+// returns the first failure (in argument order). The client's pool (MaxOpenConns) is sized
+// for it.
+func parallel(fns ...func() error) error {
+	errs := make([]error, len(fns))
+	sem := make(chan struct{}, maxParallel)
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = fn()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Front is the part of ClickHouse's HTTP interface the official client uses for queries: the
@@ -22,9 +24,16 @@ type Front struct {
 	User, Password string
 	// Queries counts the queries answered (for tests that bound round trips).
 	Queries func(sql string)
+	// Timed, when set, receives each query as the engine ran it with the time the engine took
+	// for its parameters (prelude) and for the query itself (the benchmark's profile).
+	Timed func(sql string, prelude, query time.Duration)
 	// Refuse, when it returns a code, fails the query as the server would with that code
 	// and message (a user without rights, say, which chDB has no users for).
 	Refuse func(sql string) (code int, msg string)
+
+	helloOnce sync.Once
+	helloOut  []byte
+	helloErr  error
 }
 
 // helloQuery is what clickhouse-go asks first over HTTP; it decodes the answer with its own
@@ -116,15 +125,21 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.E.mu.Lock()
 	var out []byte
+	t0 := time.Now()
 	for _, p := range prelude {
 		if _, err = f.E.queryLocked(p, "TabSeparated"); err != nil {
 			break
 		}
 	}
+	t1 := time.Now()
 	if err == nil {
 		out, err = f.E.queryLocked(sql, format)
 	}
+	t2 := time.Now()
 	f.E.mu.Unlock()
+	if f.Timed != nil {
+		f.Timed(sql, t1.Sub(t0), t2.Sub(t1))
+	}
 	if err != nil {
 		code := 1001
 		if m := codeRe.FindStringSubmatch(err.Error()); m != nil {
@@ -178,7 +193,12 @@ func settingValue(v string) string {
 // info first, a custom-serialization flag per column) and reports revision 0, with the
 // engine's name, version and time zone.
 func (f *Front) hello(w http.ResponseWriter) {
-	out, err := f.E.Query("SELECT displayName(), version(), timezone()", "TabSeparated")
+	// Read once: a server answers the hello of a new connection at once, also while it runs
+	// other queries, and the client allows a new connection only its dial timeout.
+	f.helloOnce.Do(func() {
+		f.helloOut, f.helloErr = f.E.Query("SELECT displayName(), version(), timezone()", "TabSeparated")
+	})
+	out, err := f.helloOut, f.helloErr
 	if err != nil {
 		fail(w, 1001, err.Error())
 		return
