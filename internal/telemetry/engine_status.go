@@ -63,7 +63,7 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 		st.ServiceActivity = append(st.ServiceActivity, *a)
 	}
 	SortServiceActivity(st.ServiceActivity)
-	if n := cmp.Or(q.MaxServices, 20); len(st.ServiceActivity) > n {
+	if n := cmp.Or(q.MaxServices, DefaultMaxServices); len(st.ServiceActivity) > n {
 		st.ServiceActivity = st.ServiceActivity[:n]
 	}
 	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, 0, q.Invocation)

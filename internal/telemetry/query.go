@@ -14,12 +14,16 @@ func (w Window) Contains(tMs int64) bool { return tMs >= w.StartMs && tMs < w.En
 // Minutes is the window's length in minutes, for throughput.
 func (w Window) Minutes() float64 { return float64(w.EndMs-w.StartMs) / 60000 }
 
+// DefaultMaxServices is how many services a status lists when its query leaves MaxServices
+// zero; get_app_status has no argument for it.
+const DefaultMaxServices = 20
+
 // StatusQuery asks for get_app_status's numbers.
 type StatusQuery struct {
 	Window Window
 	// Service restricts every count to one service; empty means all.
 	Service string
-	// MaxServices bounds Status.Services (the busiest first); 0 means 20.
+	// MaxServices bounds Status.Services (the busiest first); 0 means DefaultMaxServices.
 	MaxServices int
 	// Invocation keeps the telemetry of one execute_command run (see InvocationKey).
 	Invocation string

@@ -5,6 +5,7 @@ package clickhouse_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -191,7 +192,7 @@ func BenchmarkB10(b *testing.B) {
 					}
 					if i > 0 {
 						slat = append(slat, time.Since(t0))
-					} else if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
+					} else if diff := cmp.Diff(want, got, sameAnswer(want)...); diff != "" {
 						same = "no"
 						b.Logf("%s %s: ClickHouse differs from the store (-store +clickhouse):\n%s", c.tool, win.name, diff)
 					} else {
@@ -279,3 +280,29 @@ func uptimeLine(w *strings.Builder) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// sameAnswer is what "the same answer" means between the store and ClickHouse: equal field by
+// field, except the scanned counts and, where the store answered from its duration sketches,
+// the percentiles, which must then agree within the relative error the store states
+// (ClickHouse's are exact).
+func sameAnswer(store any) []cmp.Option {
+	opts := []cmp.Option{cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")}
+	var tol float64
+	switch r := store.(type) {
+	case telemetry.Performance:
+		tol = r.PercentileError
+		opts = append(opts, cmpopts.IgnoreFields(telemetry.Performance{}, "PercentileError"))
+	case telemetry.DBReport:
+		tol = r.PercentileError
+		opts = append(opts, cmpopts.IgnoreFields(telemetry.DBReport{}, "PercentileError"))
+	}
+	if tol == 0 {
+		return opts
+	}
+	percentile := func(p cmp.Path) bool {
+		f, ok := p.Last().(cmp.StructField)
+		return ok && (f.Name() == "P50Ms" || f.Name() == "P95Ms" || f.Name() == "P99Ms")
+	}
+	within := func(a, b float64) bool { return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))+1e-9 }
+	return append(opts, cmp.FilterPath(percentile, cmp.Comparer(within)))
+}

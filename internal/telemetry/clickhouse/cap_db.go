@@ -130,7 +130,7 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 	rep.Scan.Scanned = rep.SampleCount
 	telemetry.SortDBOperations(rep.Operations)
 	rep.Total = len(rep.Operations)
-	if n := cmp.Or(q.TopN, 5); len(rep.Operations) > n {
+	if n := cmp.Or(q.TopN, telemetry.DefaultDBTopN); len(rep.Operations) > n {
 		rep.Operations = rep.Operations[:n]
 	}
 	if q.System != "" && rep.SampleCount == 0 {

@@ -92,7 +92,7 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 		p.Scan.Scanned += p.SampleCount
 		found = p.SampleCount > 0
 		if found {
-			p.TopOperations = telemetry.TopOperations(ops, cmp.Or(q.TopN, 5))
+			p.TopOperations = telemetry.TopOperations(ops, cmp.Or(q.TopN, telemetry.DefaultPerformanceTopN))
 		}
 		return found, nil
 	}

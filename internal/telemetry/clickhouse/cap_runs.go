@@ -67,7 +67,7 @@ func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *con
 	if q.Status != "" {
 		s.w(" AND status = ", s.str(q.Status))
 	}
-	limit := cmp.Or(q.Limit, 20)
+	limit := cmp.Or(q.Limit, telemetry.DefaultRunsLimit)
 	s.w(" ORDER BY ms DESC, trace ASC, id ASC LIMIT ", strconv.Itoa(limit), " OFFSET ", strconv.Itoa(max(q.Offset, 0)))
 	var total uint64
 	limited, err := b.r.query(ctx, s, limit, func(rows driver.Rows) error {
@@ -232,7 +232,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		st.ServiceActivity = append(st.ServiceActivity, *a)
 	}
 	telemetry.SortServiceActivity(st.ServiceActivity)
-	if n := cmp.Or(q.MaxServices, 20); len(st.ServiceActivity) > n {
+	if n := cmp.Or(q.MaxServices, telemetry.DefaultMaxServices); len(st.ServiceActivity) > n {
 		st.ServiceActivity = st.ServiceActivity[:n]
 	}
 	for _, name := range conv.DomainNames() {

@@ -139,7 +139,7 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 	// The order's first key is the total time: only operations at least as long in total as
 	// the n-th longest can make the answer; they get the p95 and label the rest of it needs.
 	slices.SortFunc(kept, func(a, b *dbGroup) int { return cmp.Compare(telemetry.Ms(b.sum), telemetry.Ms(a.sum)) })
-	n := cmp.Or(q.TopN, 5)
+	n := cmp.Or(q.TopN, telemetry.DefaultDBTopN)
 	candidates := kept
 	if len(kept) > n {
 		end := n

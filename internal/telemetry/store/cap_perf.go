@@ -141,7 +141,7 @@ func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.Performanc
 	p.Scan = windowScan(q.Window, p.SampleCount)
 	p.AverageMs = telemetry.Ms(sum / p.SampleCount)
 	p.P50Ms, p.P95Ms, p.P99Ms = telemetry.Ms(all.quantile(0.5)), telemetry.Ms(all.quantile(0.95)), telemetry.Ms(all.quantile(0.99))
-	p.TopOperations = telemetry.TopOperations(stats, cmp.Or(q.TopN, 5))
+	p.TopOperations = telemetry.TopOperations(stats, cmp.Or(q.TopN, telemetry.DefaultPerformanceTopN))
 	return p, true, nil
 }
 

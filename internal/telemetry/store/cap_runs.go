@@ -80,7 +80,7 @@ func listRuns(ctx context.Context, tx *sql.Tx, q telemetry.RunsQuery, conv *conv
 		return page, nil
 	}
 	whole := [2]int64{q.Window.StartMs * 1e6, q.Window.EndMs * 1e6}
-	seqs, err := pageOfRuns(ctx, tx, roots(whole, true), max(q.Offset, 0), cmp.Or(q.Limit, 20))
+	seqs, err := pageOfRuns(ctx, tx, roots(whole, true), max(q.Offset, 0), cmp.Or(q.Limit, telemetry.DefaultRunsLimit))
 	if err != nil || len(seqs) == 0 {
 		return page, err
 	}

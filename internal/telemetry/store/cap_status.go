@@ -177,7 +177,7 @@ func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, conv *conv
 		st.ServiceActivity = append(st.ServiceActivity, *a)
 	}
 	telemetry.SortServiceActivity(st.ServiceActivity)
-	if n := cmp.Or(q.MaxServices, 20); len(st.ServiceActivity) > n {
+	if n := cmp.Or(q.MaxServices, telemetry.DefaultMaxServices); len(st.ServiceActivity) > n {
 		st.ServiceActivity = st.ServiceActivity[:n]
 	}
 	domains, runs, err := domainActivity(ctx, tx, q, conv, sp)
