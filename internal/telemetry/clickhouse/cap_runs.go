@@ -50,6 +50,19 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 	q.w(") GROUP BY TraceId) AS e ON e.TraceId = r.TraceId)")
 }
 
+// filteredRuns writes the window's runs of q's service, narrowed to q's domain and status:
+// the FROM of both the page and, past its end, the count.
+func (b *Backend) filteredRuns(s *sqlText, conv *conventions.Conventions, q telemetry.RunsQuery) {
+	b.runsSubquery(s, conv, q.Window, q.Service)
+	s.w(" WHERE 1")
+	if q.Domain != "" {
+		s.w(" AND domain = ", s.str(q.Domain))
+	}
+	if q.Status != "" {
+		s.w(" AND status = ", s.str(q.Status))
+	}
+}
+
 // ListRuns implements telemetry.RunLister: the page, its total and every field but the span
 // count in one query; the page's span counts in a second.
 func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *conventions.Conventions) (telemetry.RunPage, bool, error) {
@@ -59,14 +72,7 @@ func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *con
 	page := telemetry.RunPage{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
 	s := &sqlText{}
 	s.w("SELECT id, domain, name, outcome, status, ms, dur, service, trace, errors, count() OVER () FROM ")
-	b.runsSubquery(s, conv, q.Window, q.Service)
-	s.w(" WHERE 1")
-	if q.Domain != "" {
-		s.w(" AND domain = ", s.str(q.Domain))
-	}
-	if q.Status != "" {
-		s.w(" AND status = ", s.str(q.Status))
-	}
+	b.filteredRuns(s, conv, q)
 	limit := cmp.Or(q.Limit, telemetry.DefaultRunsLimit)
 	s.w(" ORDER BY ms DESC, trace ASC, id ASC LIMIT ", strconv.Itoa(limit), " OFFSET ", strconv.Itoa(max(q.Offset, 0)))
 	var total uint64
@@ -89,14 +95,7 @@ func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *con
 		if q.Offset > 0 && !limited { // past the end: the total is still wanted
 			c := &sqlText{}
 			c.w("SELECT count() FROM ")
-			b.runsSubquery(c, conv, q.Window, q.Service)
-			c.w(" WHERE 1")
-			if q.Domain != "" {
-				c.w(" AND domain = ", c.str(q.Domain))
-			}
-			if q.Status != "" {
-				c.w(" AND status = ", c.str(q.Status))
-			}
+			b.filteredRuns(c, conv, q)
 			n, err := b.count(ctx, c)
 			if err != nil {
 				return telemetry.RunPage{}, false, err

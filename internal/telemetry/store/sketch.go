@@ -72,8 +72,11 @@ func sketchValue(i int32) int64 {
 type sketch map[int32]int64
 
 // add counts n durations d (n negative to remove them).
-func (s sketch) add(d, n int64) {
-	i := sketchIndex(d)
+func (s sketch) add(d, n int64) { s.bump(sketchIndex(d), n) }
+
+// bump adds n to bucket i's count, dropping the bucket when it reaches zero so an encoded
+// sketch holds only non-empty buckets.
+func (s sketch) bump(i int32, n int64) {
 	if c := s[i] + n; c != 0 {
 		s[i] = c
 	} else {
@@ -84,23 +87,13 @@ func (s sketch) add(d, n int64) {
 // merge adds the counts of other.
 func (s sketch) merge(other sketch) {
 	for i, n := range other {
-		if c := s[i] + n; c != 0 {
-			s[i] = c
-		} else {
-			delete(s, i)
-		}
+		s.bump(i, n)
 	}
 }
 
 // mergeBlob adds the counts of an encoded sketch.
 func (s sketch) mergeBlob(b []byte) error {
-	return decodeSketch(b, func(i int32, n int64) {
-		if c := s[i] + n; c != 0 {
-			s[i] = c
-		} else {
-			delete(s, i)
-		}
-	})
+	return decodeSketch(b, s.bump)
 }
 
 // count is the number of durations counted.
