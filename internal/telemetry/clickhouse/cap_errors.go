@@ -29,11 +29,13 @@ func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, 
 }
 
 // occurrences computes the window's error occurrences as the engine does (its
-// TraceOccurrences, TraceRun and LogOccurrence decide; an occurrence's origin is a rule over
-// the trace tree, which stays in Go), from two queries run at once instead of a scan per chunk
-// of traces — every span of the traces with an error span in the window; the error records of
-// the window or of those traces — and, only for records of other traces, two more: whether
-// their trace failed anywhere, and its root. The trace sets are GLOBAL subqueries, read once.
+// TraceOccurrences, TraceRun and LogOccurrence decide), from two queries run at once instead
+// of a scan per chunk of traces — the origins of the traces with an error span in the window,
+// computed by ClickHouse (origins.go: only the origins and their ancestors come back, not the
+// traces' spans); the error records of the window or of those traces — and, only for records
+// of other traces, two more: whether their trace failed anywhere, and its root. A trace the
+// origin query leaves unresolved (over its bounds) has its spans read for the Go rule. The
+// trace sets are GLOBAL subqueries, read once.
 func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions, w telemetry.Window) (list []telemetry.Occurrence, limited bool, scanned int64, err error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
 	failingSub := func(q *sqlText) {
@@ -41,41 +43,36 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 		window(q, "Timestamp", w)
 		q.w(" AND StatusCode = 'Error')")
 	}
-	// The failing traces' spans, newest first as a scan returns them; and, in a second query
-	// run at the same time, the error records of the window or of those traces (one read of
-	// the logs table for both).
+	// The failing traces' origins; and, in a second query run at the same time, the error
+	// records of the window or of those traces (one read of the logs table for both).
 	s := &sqlText{}
-	s.w("SELECT ", spanColumns, ", SpanAttributes, arrayMap(t -> toUnixTimestamp64Nano(t), `Events.Timestamp`), `Events.Name`, `Events.Attributes`",
-		" FROM ", b.traces, " WHERE TraceId GLOBAL IN ")
-	failingSub(s)
-	s.w(" ORDER BY Timestamp DESC, SpanId DESC LIMIT 1 BY TraceId, SpanId LIMIT ", strconv.Itoa(maxRows+1))
+	b.originsQuery(s, conv, failingSub, maxRows)
 	l := &sqlText{}
 	l.w("SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body, LogAttributes, ")
 	window(l, "Timestamp", w)
 	l.w(" AS inWindow FROM ", b.logs, " WHERE ", errorLogExpr, " AND (inWindow OR TraceId GLOBAL IN ")
 	failingSub(l)
 	l.w(") ORDER BY Timestamp DESC LIMIT ", strconv.Itoa(2*maxRows+1))
-	spans := map[string][]telemetry.SpanRow{}
+	traces := map[string]*originTrace{}
 	var order []string
-	n := 0
-	var spansLimited, logsLimited bool
+	var spans int64
+	var tracesLimited, logsLimited bool
 	var recs []telemetry.LogRow
 	var inWindow []bool
 	err = parallel(func() error {
 		var err error
-		spansLimited, err = b.r.query(ctx, s, maxRows+1, func(rows driver.Rows) error {
-			r, err := scanSpan(rows, telemetry.FieldAttributes|telemetry.FieldEvents)
+		tracesLimited, err = b.r.query(ctx, s, maxRows+1, func(rows driver.Rows) error {
+			t, err := scanOriginTrace(rows, conv)
 			if err != nil {
 				return err
 			}
-			if n++; n > maxRows {
-				spansLimited = true
+			if len(order) == maxRows {
+				tracesLimited = true
 				return nil
 			}
-			if _, ok := spans[r.TraceID]; !ok {
-				order = append(order, r.TraceID)
-			}
-			spans[r.TraceID] = append(spans[r.TraceID], r)
+			order = append(order, t.trace)
+			traces[t.trace] = &t
+			spans += t.spans
 			return nil
 		})
 		return err
@@ -94,13 +91,13 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	if err != nil {
 		return nil, false, 0, err
 	}
-	limited, scanned = spansLimited || logsLimited || len(recs) > 2*maxRows, int64(min(n, maxRows))
+	limited, scanned = tracesLimited || logsLimited || len(recs) > 2*maxRows, spans
 	// The records of the failing traces go with their traces; those of the window (at most
 	// maxRows, newest first, as a scan of them) are checked below.
 	logs := map[string][]telemetry.LogRow{}
 	var errLogs []telemetry.LogRow
 	for i, r := range recs {
-		if spans[r.TraceID] != nil {
+		if traces[r.TraceID] != nil {
 			logs[r.TraceID] = append(logs[r.TraceID], r)
 		}
 		if inWindow[i] {
@@ -111,9 +108,32 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 			errLogs = append(errLogs, r)
 		}
 	}
+	// The traces beyond the origin query's bounds: their spans, for the Go rule.
+	var unresolved []string
+	for _, t := range order {
+		if traces[t].unresolved {
+			unresolved = append(unresolved, t)
+		}
+	}
+	full := map[string][]telemetry.SpanRow{}
+	if len(unresolved) > 0 {
+		slices.Sort(unresolved)
+		rb, err := b.ScanSpans(ctx, telemetry.SpanScan{TraceIDs: unresolved, Fields: telemetry.FieldAttributes | telemetry.FieldEvents, Limit: maxRows})
+		if err != nil {
+			return nil, false, 0, err
+		}
+		limited = limited || rb.Limited
+		for _, r := range rb.Spans {
+			full[r.TraceID] = append(full[r.TraceID], r)
+		}
+	}
 	slices.Sort(order) // the engine reads failing traces in id order
 	for _, t := range order {
-		for _, o := range telemetry.TraceOccurrences(conv, spans[t], logs[t]) {
+		occ := traces[t].occurrencesOf(conv, logs[t])
+		if traces[t].unresolved {
+			occ = telemetry.TraceOccurrences(conv, full[t], logs[t])
+		}
+		for _, o := range occ {
 			if w.ContainsNs(o.TimeNs) {
 				list = append(list, o)
 			}
@@ -123,7 +143,7 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	var probe []string
 	seen := map[string]bool{}
 	for _, r := range errLogs {
-		if r.TraceID != "" && spans[r.TraceID] == nil && !seen[r.TraceID] {
+		if r.TraceID != "" && traces[r.TraceID] == nil && !seen[r.TraceID] {
 			seen[r.TraceID] = true
 			probe = append(probe, r.TraceID)
 		}
@@ -164,7 +184,7 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	}
 	for i := range errLogs {
 		r := &errLogs[i]
-		if r.TraceID != "" && (spans[r.TraceID] != nil || failedElsewhere[r.TraceID]) {
+		if r.TraceID != "" && (traces[r.TraceID] != nil || failedElsewhere[r.TraceID]) {
 			continue
 		}
 		list = append(list, telemetry.LogOccurrence(conv, r, roots[r.TraceID]))

@@ -1,0 +1,147 @@
+package clickhouse
+
+import (
+	"cmp"
+	"strconv"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// The origin rule of TELEMETRY.md (telemetry.ShapeTrace: an error span none of whose
+// descendants is an error span), computed by ClickHouse per failing trace, so the traces'
+// spans do not come to Go. Per trace, a narrow skeleton — span id, parent id, error or not,
+// start — is gathered into arrays (one copy per span id, the newest, as a scan keeps it), and
+// every error span walks up its parents with arrayFold: the spans it passes have an error
+// below them. An error span no walk passed is an origin; when every error span was passed
+// (their parents form a cycle), the earliest stands for the failure. What leaves ClickHouse
+// per trace is only what the folding of telemetry.TraceOccurrences reads: the origins and
+// their ancestors (id, parent, status, start; name, service, status message, the first
+// exception message and type and error.type for the error spans), and the run of the trace
+// read off its root. Go then runs TraceOccurrences on those few spans, which gives the
+// occurrences it gives on the whole trace (the origins, their chains and the folded texts
+// are the same), with the run replaced by the root's.
+//
+// The work is bounded: a trace of more than originMaxSpans spans, or one where a walk has not
+// ended after originMaxSteps parents (a deeper tree), is marked unresolved and its spans are
+// read as before, for the Go rule, for that trace only.
+const (
+	originMaxSpans = 2000
+	originMaxSteps = 64
+)
+
+// originLimits are the bounds in force; tests lower them to send every trace to the Go rule.
+var originLimits = struct{ spans, steps int }{originMaxSpans, originMaxSteps}
+
+// originsQuery writes the query of the failing traces' origins: one row per trace with an
+// error span in the failing subquery (failing writes it), newest first by its newest span,
+// at most limit+1 rows.
+func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failing func(*sqlText), limit int) {
+	const a = "SpanAttributes"
+	exec := executionIDExpr(q, conv, a)
+	dom := domainExpr(q, conv, a)
+	maxSpans, steps := strconv.Itoa(originLimits.spans), strconv.Itoa(originLimits.steps)
+	// exception event texts of a span: the first non-empty exception.message and
+	// exception.type among its events named exception (telemetry's exceptionOf).
+	exc := func(key string) string {
+		return "arrayFirst(x -> x != '', arrayMap((en, ea) -> if(en = 'exception', ea['" + key + "'], ''), `Events.Name`, `Events.Attributes`))"
+	}
+	// Step by step, each a named subquery of a WITH clause (flat: ClickHouse's parser takes
+	// time that grows fast with the depth of nested subqueries, ~200 ms for this one nested),
+	// so no expression is written twice: rows, the traces' spans, one copy per span id (the
+	// newest, as a scan keeps it); g, the skeleton per trace; p, where a trace over the bound
+	// keeps no ids (all after then works on empty arrays), pidx, each span's parent position
+	// (0: no parent — no id, its own id, or not among the spans), and errs, the error spans'
+	// positions; l, levels, the k-th ancestor of each error span for k = 1..D (0 past a root:
+	// element 0 of an array is its default), D = the trace's size up to originMaxSteps, which
+	// covers every ancestor, cycles included, unless a walk is still going at the last level;
+	// o, marked, every span with an error below it (and 0), the origins (or, when all are
+	// marked, the earliest error span) and keep, the error spans and their ancestors.
+	q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, SpanName, ServiceName, StatusMessage, ",
+		"if(StatusCode = 'Error', ", exc("exception.message"), ", '') AS em, if(StatusCode = 'Error', ", exc("exception.type"), ", '') AS et, ",
+		"if(StatusCode = 'Error', ", a, "['error.type'], '') AS ert, if(ParentSpanId = '', ", exec, ", '') AS re, if(ParentSpanId = '', ", dom, ", '') AS rd",
+		" FROM ", b.traces, " WHERE TraceId GLOBAL IN ")
+	failing(q)
+	q.w(" ORDER BY Timestamp DESC, SpanId DESC LIMIT 1 BY TraceId, SpanId), ",
+		"g AS (SELECT TraceId, toUInt64(count()) AS n, groupArray(SpanId) AS ids0, groupArray(ParentSpanId) AS par, groupArray(StatusCode) AS code, ",
+		"groupArray(toUnixTimestamp64Nano(Timestamp)) AS st, groupArray(SpanName) AS nm, groupArray(ServiceName) AS svc, ",
+		"groupArray(StatusMessage) AS smsg, groupArray(em) AS emsg, groupArray(et) AS etyp, groupArray(ert) AS errt, ",
+		// The run of the trace, as telemetry.TraceRun reads it: the first root in scan order
+		// (newest start, then greatest span id).
+		"toUInt8(countIf(ParentSpanId = '') > 0) AS known, argMaxIf(re, (Timestamp, SpanId), ParentSpanId = '') AS runExec, ",
+		"argMaxIf(rd, (Timestamp, SpanId), ParentSpanId = '') AS runDomain, max(Timestamp) AS newest",
+		" FROM rows GROUP BY TraceId ORDER BY newest DESC, TraceId LIMIT ", strconv.Itoa(limit+1), "), ",
+		"p AS (SELECT *, if(n > ", maxSpans, ", CAST([] AS Array(String)), ids0) AS ids, ",
+		"arrayMap((pa, s) -> if(pa = '' OR pa = s, toUInt32(0), toUInt32(indexOf(ids, pa))), arrayResize(par, length(ids)), ids) AS pidx, ",
+		"arrayFilter((i, c) -> c = 'Error', arrayEnumerate(ids), arrayResize(code, length(ids))) AS errs FROM g), ",
+		"l AS (SELECT *, arrayFold((acc, k) -> arrayPushBack(acc, arrayMap(x -> pidx[x], acc[-1])), range(toUInt32(greatest(least(length(ids), ", steps, "), 1) - 1)), [arrayMap(x -> pidx[x], errs)]) AS levels FROM p), ",
+		"o AS (SELECT *, toUInt8(n > ", maxSpans, " OR (n > ", steps, " AND arraySum(levels[-1]) > 0)) AS unresolved, ",
+		"arrayDistinct(arrayFlatten(levels)) AS marked, arrayFilter(x -> NOT has(marked, x), errs) AS orig0, ",
+		"if(empty(orig0) AND notEmpty(errs), [arraySort(x -> (st[x], ids[x]), errs)[1]], orig0) AS origins, ",
+		"if(unresolved = 1, CAST([] AS Array(UInt32)), arrayFilter(x -> x != 0, arrayDistinct(arrayConcat(errs, marked)))) AS keep FROM l) ",
+		"SELECT TraceId, n, known, runExec, runDomain, unresolved, arrayMap(i -> ids[i], origins), ",
+		"arrayMap(i -> ids[i], keep), arrayMap(i -> par[i], keep), arrayMap(i -> code[i], keep), arrayMap(i -> st[i], keep), ",
+		"arrayMap(i -> nm[i], keep), arrayMap(i -> svc[i], keep), arrayMap(i -> smsg[i], keep), arrayMap(i -> emsg[i], keep), ",
+		"arrayMap(i -> etyp[i], keep), arrayMap(i -> errt[i], keep) FROM o")
+}
+
+// originTrace is one row of originsQuery.
+type originTrace struct {
+	trace string
+	// spans is the trace's span count; unresolved says the Go rule must decide.
+	spans      int64
+	unresolved bool
+	run        telemetry.RunOfTrace
+	// kept are the origins and their ancestors, with what the folding reads.
+	kept []telemetry.SpanRow
+}
+
+// scanOriginTrace reads a row of originsQuery.
+func scanOriginTrace(rows driver.Rows, conv *conventions.Conventions) (originTrace, error) {
+	var t originTrace
+	var n uint64
+	var known, unresolved uint8
+	var origins []string
+	var exec, dom string
+	var ids, par, code, nm, svc, smsg, emsg, etyp, errt []string
+	var st []int64
+	if err := rows.Scan(&t.trace, &n, &known, &exec, &dom, &unresolved, &origins, &ids, &par, &code, &st, &nm, &svc, &smsg, &emsg, &etyp, &errt); err != nil {
+		return t, err
+	}
+	t.spans, t.unresolved = int64(min(n, 1<<62)), unresolved == 1
+	t.run = telemetry.RunOfTrace{Domain: conv.DefaultDomain}
+	if known == 1 {
+		t.run = telemetry.RunOfTrace{ID: cmp.Or(exec, t.trace), Domain: dom, Known: true}
+	}
+	t.kept = make([]telemetry.SpanRow, len(ids))
+	for i := range ids {
+		s := telemetry.SpanRow{TraceID: t.trace, SpanID: ids[i], ParentSpanID: par[i], StatusCode: code[i], StartNs: st[i],
+			Name: nm[i], Service: svc[i], StatusMessage: smsg[i], Attributes: conventions.Attributes{}}
+		if errt[i] != "" {
+			s.Attributes["error.type"] = errt[i]
+		}
+		if emsg[i] != "" || etyp[i] != "" {
+			s.Events = []telemetry.SpanEvent{{Name: "exception", Attributes: conventions.Attributes{}}}
+			if emsg[i] != "" {
+				s.Events[0].Attributes["exception.message"] = emsg[i]
+			}
+			if etyp[i] != "" {
+				s.Events[0].Attributes["exception.type"] = etyp[i]
+			}
+		}
+		t.kept[i] = s
+	}
+	return t, nil
+}
+
+// occurrencesOf is telemetry.TraceOccurrences on a trace's kept spans, with the run read off
+// its root by ClickHouse.
+func (t *originTrace) occurrencesOf(conv *conventions.Conventions, logs []telemetry.LogRow) []telemetry.Occurrence {
+	occ := telemetry.TraceOccurrences(conv, t.kept, logs)
+	for i := range occ {
+		occ[i].Domain, occ[i].RunID = t.run.Domain, t.run.ID
+	}
+	return occ
+}
