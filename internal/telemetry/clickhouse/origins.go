@@ -40,8 +40,8 @@ var originLimits = struct{ spans, steps int }{originMaxSpans, originMaxSteps}
 // at most limit+1 rows.
 func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failing func(*sqlText), limit int) {
 	const a = "SpanAttributes"
-	exec := executionIDExpr(q, conv, a)
-	dom := domainExpr(q, conv, a)
+	exec := executionIDExpr(q, conv, "rootAttrs")
+	dom := domainExpr(q, conv, "rootAttrs")
 	maxSpans, steps := strconv.Itoa(originLimits.spans), strconv.Itoa(originLimits.steps)
 	// exception event texts of a span: the first non-empty exception.message and
 	// exception.type among its events named exception (telemetry's exceptionOf).
@@ -61,7 +61,7 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 	// marked, the earliest error span) and keep, the error spans and their ancestors.
 	q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, SpanName, ServiceName, StatusMessage, ",
 		"if(StatusCode = 'Error', ", exc("exception.message"), ", '') AS em, if(StatusCode = 'Error', ", exc("exception.type"), ", '') AS et, ",
-		"if(StatusCode = 'Error', ", a, "['error.type'], '') AS ert, if(ParentSpanId = '', ", exec, ", '') AS re, if(ParentSpanId = '', ", dom, ", '') AS rd",
+		"if(StatusCode = 'Error', ", a, "['error.type'], '') AS ert, if(ParentSpanId = '', ", a, ", map()) AS ra",
 		" FROM ", b.traces, " WHERE TraceId GLOBAL IN ")
 	failing(q)
 	q.w(" ORDER BY Timestamp DESC, SpanId DESC LIMIT 1 BY TraceId, SpanId), ",
@@ -70,10 +70,11 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 		"groupArray(StatusMessage) AS smsg, groupArray(em) AS emsg, groupArray(et) AS etyp, groupArray(ert) AS errt, ",
 		// The run of the trace, as telemetry.TraceRun reads it: the first root in scan order
 		// (newest start, then greatest span id).
-		"toUInt8(countIf(ParentSpanId = '') > 0) AS known, argMaxIf(re, (Timestamp, SpanId), ParentSpanId = '') AS runExec, ",
-		"argMaxIf(rd, (Timestamp, SpanId), ParentSpanId = '') AS runDomain, max(Timestamp) AS newest",
+		"toUInt8(countIf(ParentSpanId = '') > 0) AS known, argMaxIf(ra, (Timestamp, SpanId), ParentSpanId = '') AS rootAttrs, max(Timestamp) AS newest",
 		" FROM rows GROUP BY TraceId ORDER BY newest DESC, TraceId LIMIT ", strconv.Itoa(limit+1), "), ",
-		"p AS (SELECT *, if(n > ", maxSpans, ", CAST([] AS Array(String)), ids0) AS ids, ",
+		// The run's id and domain are computed once per trace, on its root's attributes (per
+		// span, they cost more than the rest of the query on 10M spans).
+		"p AS (SELECT *, ", exec, " AS runExec, ", dom, " AS runDomain, if(n > ", maxSpans, ", CAST([] AS Array(String)), ids0) AS ids, ",
 		"arrayMap((pa, s) -> if(pa = '' OR pa = s, toUInt32(0), toUInt32(indexOf(ids, pa))), arrayResize(par, length(ids)), ids) AS pidx, ",
 		"arrayFilter((i, c) -> c = 'Error', arrayEnumerate(ids), arrayResize(code, length(ids))) AS errs FROM g), ",
 		"l AS (SELECT *, arrayFold((acc, k) -> arrayPushBack(acc, arrayMap(x -> pidx[x], acc[-1])), range(toUInt32(greatest(least(length(ids), ", steps, "), 1) - 1)), [arrayMap(x -> pidx[x], errs)]) AS levels FROM p), ",
