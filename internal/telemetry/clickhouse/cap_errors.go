@@ -61,20 +61,21 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	var inWindow []bool
 	err = parallel(func() error {
 		var err error
-		tracesLimited, err = b.r.query(ctx, s, maxRows+1, func(rows driver.Rows) error {
-			t, err := scanOriginTrace(rows, conv)
-			if err != nil {
-				return err
-			}
-			if len(order) == maxRows {
-				tracesLimited = true
-				return nil
-			}
-			order = append(order, t.trace)
-			traces[t.trace] = &t
-			spans += t.spans
-			return nil
+		// At most maxRows+1 traces (the query's own limit), each with its kept spans.
+		tracesLimited, err = b.r.query(ctx, s, originResultRows, func(rows driver.Rows) error {
+			return originRow(rows, conv, traces, &order)
 		})
+		if len(order) > maxRows {
+			delete(traces, order[maxRows])
+			order, tracesLimited = order[:maxRows], true
+		}
+		for _, t := range order {
+			// Fewer kept spans than the query kept: the answer was cut at its row limit.
+			if tr := traces[t]; len(tr.kept) < tr.want {
+				tr.unresolved, tracesLimited = true, true
+			}
+			spans += traces[t].spans
+		}
 		return err
 	}, func() error {
 		var err error

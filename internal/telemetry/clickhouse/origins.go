@@ -30,6 +30,10 @@ import (
 const (
 	originMaxSpans = 2000
 	originMaxSteps = 64
+	// originResultRows bounds the rows of the answer (one per kept span; a failing trace
+	// usually keeps its few error spans and their ancestors). Past it the answer is cut and
+	// says so.
+	originResultRows = 2_000_000
 )
 
 // originLimits are the bounds in force; tests lower them to send every trace to the Go rule.
@@ -82,59 +86,71 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 		"arrayDistinct(arrayFlatten(levels)) AS marked, arrayFilter(x -> NOT has(marked, x), errs) AS orig0, ",
 		"if(empty(orig0) AND notEmpty(errs), [arraySort(x -> (st[x], ids[x]), errs)[1]], orig0) AS origins, ",
 		"if(unresolved = 1, CAST([] AS Array(UInt32)), arrayFilter(x -> x != 0, arrayDistinct(arrayConcat(errs, marked)))) AS keep FROM l) ",
-		"SELECT TraceId, n, known, runExec, runDomain, unresolved, arrayMap(i -> ids[i], origins), ",
-		"arrayMap(i -> ids[i], keep), arrayMap(i -> par[i], keep), arrayMap(i -> code[i], keep), arrayMap(i -> st[i], keep), ",
-		"arrayMap(i -> nm[i], keep), arrayMap(i -> svc[i], keep), arrayMap(i -> smsg[i], keep), arrayMap(i -> emsg[i], keep), ",
-		"arrayMap(i -> etyp[i], keep), arrayMap(i -> errt[i], keep) FROM o")
+		// One row per kept span (arrays of strings decode slowly in the client: 2 s for 40,000
+		// traces), or one row without a span (kk = 0) for a trace that keeps none.
+		"SELECT TraceId, n, known, runExec, runDomain, unresolved, toUInt64(length(keep)), kk, has(origins, kk), ",
+		"ids[kk], par[kk], code[kk], st[kk], nm[kk], svc[kk], smsg[kk], emsg[kk], etyp[kk], errt[kk] ",
+		"FROM o ARRAY JOIN if(empty(keep), [toUInt32(0)], keep) AS kk")
 }
 
-// originTrace is one row of originsQuery.
+// originTrace is one trace of originsQuery's answer.
 type originTrace struct {
 	trace string
 	// spans is the trace's span count; unresolved says the Go rule must decide.
 	spans      int64
 	unresolved bool
 	run        telemetry.RunOfTrace
-	// kept are the origins and their ancestors, with what the folding reads.
-	kept []telemetry.SpanRow
+	// kept are the error spans and their ancestors, with what the folding reads; want is how
+	// many the query kept (fewer arrived when the answer was cut); origins are the ids the
+	// query found to be origins.
+	kept    []telemetry.SpanRow
+	want    int
+	origins []string
 }
 
-// scanOriginTrace reads a row of originsQuery.
-func scanOriginTrace(rows driver.Rows, conv *conventions.Conventions) (originTrace, error) {
-	var t originTrace
-	var n uint64
-	var known, unresolved uint8
-	var origins []string
-	var exec, dom string
-	var ids, par, code, nm, svc, smsg, emsg, etyp, errt []string
-	var st []int64
-	if err := rows.Scan(&t.trace, &n, &known, &exec, &dom, &unresolved, &origins, &ids, &par, &code, &st, &nm, &svc, &smsg, &emsg, &etyp, &errt); err != nil {
-		return t, err
+// originRow reads a row of originsQuery into its trace in byTrace (added to order when new).
+func originRow(rows driver.Rows, conv *conventions.Conventions, byTrace map[string]*originTrace, order *[]string) error {
+	var trace, exec, dom string
+	var n, nk uint64
+	var known, unresolved, isOrigin uint8
+	var kk uint32
+	var s telemetry.SpanRow
+	var emsg, etyp, errt string
+	if err := rows.Scan(&trace, &n, &known, &exec, &dom, &unresolved, &nk, &kk, &isOrigin,
+		&s.SpanID, &s.ParentSpanID, &s.StatusCode, &s.StartNs, &s.Name, &s.Service, &s.StatusMessage, &emsg, &etyp, &errt); err != nil {
+		return err
 	}
-	t.spans, t.unresolved = int64(min(n, 1<<62)), unresolved == 1
-	t.run = telemetry.RunOfTrace{Domain: conv.DefaultDomain}
-	if known == 1 {
-		t.run = telemetry.RunOfTrace{ID: cmp.Or(exec, t.trace), Domain: dom, Known: true}
-	}
-	t.kept = make([]telemetry.SpanRow, len(ids))
-	for i := range ids {
-		s := telemetry.SpanRow{TraceID: t.trace, SpanID: ids[i], ParentSpanID: par[i], StatusCode: code[i], StartNs: st[i],
-			Name: nm[i], Service: svc[i], StatusMessage: smsg[i], Attributes: conventions.Attributes{}}
-		if errt[i] != "" {
-			s.Attributes["error.type"] = errt[i]
+	t := byTrace[trace]
+	if t == nil {
+		t = &originTrace{trace: trace, spans: int64(min(n, 1<<62)), unresolved: unresolved == 1, want: int(min(nk, 1<<31)),
+			run: telemetry.RunOfTrace{Domain: conv.DefaultDomain}}
+		if known == 1 {
+			t.run = telemetry.RunOfTrace{ID: cmp.Or(exec, trace), Domain: dom, Known: true}
 		}
-		if emsg[i] != "" || etyp[i] != "" {
-			s.Events = []telemetry.SpanEvent{{Name: "exception", Attributes: conventions.Attributes{}}}
-			if emsg[i] != "" {
-				s.Events[0].Attributes["exception.message"] = emsg[i]
-			}
-			if etyp[i] != "" {
-				s.Events[0].Attributes["exception.type"] = etyp[i]
-			}
-		}
-		t.kept[i] = s
+		byTrace[trace] = t
+		*order = append(*order, trace)
 	}
-	return t, nil
+	if kk == 0 {
+		return nil
+	}
+	s.TraceID, s.Attributes = trace, conventions.Attributes{}
+	if errt != "" {
+		s.Attributes["error.type"] = errt
+	}
+	if emsg != "" || etyp != "" {
+		s.Events = []telemetry.SpanEvent{{Name: "exception", Attributes: conventions.Attributes{}}}
+		if emsg != "" {
+			s.Events[0].Attributes["exception.message"] = emsg
+		}
+		if etyp != "" {
+			s.Events[0].Attributes["exception.type"] = etyp
+		}
+	}
+	if isOrigin == 1 {
+		t.origins = append(t.origins, s.SpanID)
+	}
+	t.kept = append(t.kept, s)
+	return nil
 }
 
 // occurrencesOf is telemetry.TraceOccurrences on a trace's kept spans, with the run read off

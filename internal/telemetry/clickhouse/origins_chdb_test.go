@@ -202,28 +202,21 @@ func (ob *originBench) sqlOrigins(t *rapid.T, conv *conventions.Conventions, w t
 		window(q, "Timestamp", w)
 		q.w(" AND StatusCode = 'Error')")
 	}, 1000)
-	origins, unresolved := map[string][]string{}, map[string]bool{}
-	if _, err := ob.b.r.query(context.Background(), q, 1001, func(rows driver.Rows) error {
-		var trace, exec, dom string
-		var n uint64
-		var known, unres uint8
-		var orig []string
-		var rest [10]any
-		for i := range rest {
-			if i == 3 {
-				rest[i] = new([]int64)
-			} else {
-				rest[i] = new([]string)
-			}
-		}
-		if err := rows.Scan(append([]any{&trace, &n, &known, &exec, &dom, &unres, &orig}, rest[:]...)...); err != nil {
-			return err
-		}
-		slices.Sort(orig)
-		origins[trace], unresolved[trace] = orig, unres == 1
-		return nil
+	byTrace := map[string]*originTrace{}
+	var order []string
+	if _, err := ob.b.r.query(context.Background(), q, originResultRows, func(rows driver.Rows) error {
+		return originRow(rows, conv, byTrace, &order)
 	}); err != nil {
 		t.Fatalf("%v\n%s", err, q)
+	}
+	origins, unresolved := map[string][]string{}, map[string]bool{}
+	for _, id := range order {
+		tr := byTrace[id]
+		if len(tr.kept) != tr.want {
+			t.Fatalf("trace %s: %d kept spans arrived of %d", id, len(tr.kept), tr.want)
+		}
+		slices.Sort(tr.origins)
+		origins[id], unresolved[id] = tr.origins, tr.unresolved
 	}
 	return origins, unresolved
 }
