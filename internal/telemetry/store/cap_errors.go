@@ -315,7 +315,10 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 	want := func(service, domain string) bool {
 		return (q.Service == "" || telemetry.ServiceOf(service) == q.Service) && (q.Domain == "" || domain == q.Domain)
 	}
-	sp := splitWindow(q.Window)
+	sp, err := liveSplit(ctx, tx, q.Window)
+	if err != nil {
+		return telemetry.ErrorReport{}, false, err
+	}
 	if sp.lo < sp.hi {
 		err := eachRow(ctx, tx, `WITH RECURSIVE g(k) AS (
 			SELECT MIN(GroupKey) FROM `+GroupActivityTable+`

@@ -35,7 +35,10 @@ type serviceTally struct {
 
 func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, error) {
 	st := telemetry.Status{}
-	sp := splitWindow(q.Window)
+	sp, err := liveSplit(ctx, tx, q.Window)
+	if err != nil {
+		return st, err
+	}
 	per := map[string]*serviceTally{}
 	tally := func(svc string) *serviceTally {
 		t := per[svc]
