@@ -89,13 +89,29 @@ func TestLoadReport(t *testing.T) {
 	}
 	// The collector is up once a batch is acknowledged.
 	start := time.Now().Add(-50 * time.Minute)
+	// The preload is history, 50 minutes old; the batches sent while the sessions call carry the
+	// time they are sent at, as an app's spans do, so the sessions' windows end in the live
+	// bucket.
 	var batch atomic.Uint64
-	next := func() []byte {
+	var live atomic.Bool
+	next := func() (uint64, []byte) {
 		n := batch.Add(1) - 1
-		return loadBatch(t, n, batchSpans, start.Add(time.Duration(n)*time.Millisecond))
+		at := start.Add(time.Duration(n) * time.Millisecond)
+		if live.Load() {
+			at = time.Now()
+		}
+		return n, loadBatch(t, n, batchSpans, at)
+	}
+	// acked is the newest acknowledged batch: get_run asks for its first trace, as an agent asks
+	// for a run it has just seen (the oldest batches are pruned once the store reaches its
+	// size limit).
+	var acked atomic.Uint64
+	ack := func(n uint64) {
+		for old := acked.Load(); n > old && !acked.CompareAndSwap(old, n); old = acked.Load() {
+		}
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	first := next() // batch 0: get_run reads its first trace
+	_, first := next() // batch 0
 	for {
 		err := send(first)
 		if err == nil {
@@ -107,10 +123,13 @@ func TestLoadReport(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // polling the collector's start-up with a deadline
 	}
 	for range preload {
-		if err := send(next()); err != nil {
+		n, body := next()
+		if err := send(body); err != nil {
 			t.Fatal(err)
 		}
+		ack(n)
 	}
+	live.Store(true)
 
 	serve := Target{Name: "runlens", Path: bins.Runlens, Dir: project,
 		Args: []string{"serve", "--project-root", project, "--receiver", "off"}}
@@ -134,7 +153,7 @@ func TestLoadReport(t *testing.T) {
 		seconds, sessions, senders, batchSpans, preload)
 	for _, think := range loadThinkTimes() {
 		r := runLoadPhase(t, loadPhase{seconds: seconds, think: think, senders: senders, batchSpans: batchSpans,
-			sessions: open, send: send, next: next, storePath: storePath})
+			sessions: open, send: send, next: next, ack: ack, acked: acked.Load, storePath: storePath})
 		r.write(&out, t)
 	}
 	collectorMem, _ := ReadMemory(collector.Process.Pid)
@@ -161,7 +180,9 @@ type loadPhase struct {
 	senders, batchSpans int
 	sessions            []*Session
 	send                func([]byte) error
-	next                func() []byte
+	next                func() (uint64, []byte)
+	ack                 func(batch uint64)
+	acked               func() uint64
 	storePath           string
 }
 
@@ -193,10 +214,12 @@ func runLoadPhase(t *testing.T, p loadPhase) loadResult {
 					return
 				default:
 				}
-				if err := p.send(p.next()); err != nil {
+				n, body := p.next()
+				if err := p.send(body); err != nil {
 					sendErrs.Add(1)
 					continue
 				}
+				p.ack(n)
 				ingested.Add(int64(p.batchSpans))
 			}
 		}()
@@ -240,7 +263,11 @@ func runLoadPhase(t *testing.T, p loadPhase) loadResult {
 				case <-pause.C:
 				}
 				c := calls[k%len(calls)]
-				sum, err := s.RoundTrips(c.req, 0, 1)
+				req := c.req
+				if c.run != nil {
+					req = c.run(p.acked(), p.batchSpans)
+				}
+				sum, err := s.RoundTrips(req, 0, 1)
 				if err != nil {
 					callErrs[i] = fmt.Errorf("%s: %w", c.name, err)
 					return
@@ -311,15 +338,20 @@ func msf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 type loadCall struct {
 	name string
 	req  Request
+	// run, when set, builds the request from the newest acknowledged batch instead.
+	run func(batch uint64, batchSpans int) Request
 }
 
 // loadCalls are the seven telemetry tools over the last hour, as an agent asks them.
 func loadCalls() []loadCall {
-	c := func(tool, args string) loadCall { return loadCall{tool, CallRequest(tool, args)} }
+	c := func(tool, args string) loadCall { return loadCall{name: tool, req: CallRequest(tool, args)} }
 	return []loadCall{
 		c("get_app_status", `{"window":"1h"}`),
 		c("list_runs", `{"window":"1h"}`),
-		c("get_run", `{"id":"`+hex16(mix(0))+hex16(mix(^uint64(0)))+`"}`),
+		{name: "get_run", run: func(batch uint64, batchSpans int) Request {
+			tr := batch * uint64(batchSpans/8) // the batch's first trace (loadBatch)
+			return CallRequest("get_run", `{"id":"`+hex16(mix(tr))+hex16(mix(^tr))+`"}`)
+		}},
 		c("get_recent_errors", `{"window":"1h"}`),
 		c("get_last_job_result", `{"window":"1h"}`),
 		c("analyze_service_performance", `{"service":"checkout","window":"1h"}`),
