@@ -230,7 +230,14 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 	if err != nil {
 		return gen.GetRecentErrorsOutput{}, err
 	}
-	rep, err := src.Errors(ctx, telemetry.ErrorsQuery{Window: w, Service: deref(in.Service), Domain: deref(in.Domain), AsOf: snap.AsOf, Invocation: deref(in.Invocation)})
+	// Only the page's groups are shown in full (a summary shows none): a source need not settle
+	// the samples and related ids of the others.
+	settle := offset + in.Limit
+	if in.Detail == gen.DetailSummary {
+		settle = 1
+	}
+	rep, err := src.Errors(ctx, telemetry.ErrorsQuery{Window: w, Service: deref(in.Service), Domain: deref(in.Domain), AsOf: snap.AsOf,
+		Invocation: deref(in.Invocation), Settle: settle})
 	if err != nil {
 		return gen.GetRecentErrorsOutput{}, telemetryErr(err)
 	}

@@ -66,6 +66,10 @@ type ErrorsQuery struct {
 	AsOf   int64
 	// Invocation keeps the telemetry of one execute_command run (see InvocationKey).
 	Invocation string
+	// Settle, when positive, is how many leading groups the caller shows (a page's end): a
+	// source may answer the groups after them with their service, domain, fingerprint, count
+	// and sightings only, and their order among themselves in any way. 0: every group in full.
+	Settle int
 }
 
 // JobQuery asks for the newest job execution; empty fields do not filter.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"testing"
 	"time"
@@ -153,4 +154,55 @@ func TestMessagesHoldingSeparatorsAreStillGroupedExactly(t *testing.T) {
 		t.Fatalf("%d occurrences in %d groups, want 4 in 4", got.Events, len(got.Groups))
 	}
 	src.sameAnswers(t, "Errors", func(s telemetry.Source) (any, error) { return s.Errors(ctx, q) })
+}
+
+// The bucket a window ends in is read whole from the rollups when nothing lies past the
+// window's end (the live bucket while an app sends), and counted from its rows when something
+// does; the counts are the window's either way.
+func TestTheLiveBucketIsReadWholeOnlyWhenNothingLiesPastTheWindowsEnd(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t, Options{Retention: 1000 * time.Hour})
+	b := NewBackend(s)
+	conv := conventions.Default()
+	bucket := time.Unix(0, (time.Now().Add(-time.Hour).UnixNano()/bucketNs)*bucketNs)
+	// 16 spans 10 s into the bucket, 8 of them in the bucket before.
+	for n, at := range []time.Time{bucket.Add(-2 * time.Minute), bucket.Add(10 * time.Second)} {
+		if _, _, err := s.IngestTraces(ctx, makeTraces("checkout", uint64(n), 8, at)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := s.IngestTraces(ctx, makeTraces("checkout", 2, 8, bucket.Add(11*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	w := telemetry.Window{StartMs: bucket.Add(-4 * time.Minute).UnixMilli(), EndMs: bucket.Add(time.Minute).UnixMilli()}
+	check := func(wantLive bool, wantSpans int64) {
+		t.Helper()
+		tx, err := s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback() //nolint:errcheck // read-only
+		sp, err := liveSplit(ctx, tx, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := bucket.UnixNano() / bucketNs
+		live := sp.lo == e && sp.hi == e+1 && len(sp.edges) == 1 && sp.edges[0] == [2]int64{w.StartMs * 1e6, e * bucketNs}
+		if live != wantLive {
+			t.Errorf("liveSplit = %+v; the bucket ending the window read whole: %v, want %v", sp, live, wantLive)
+		}
+		st, ok, err := b.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, conv)
+		if err != nil || !ok {
+			t.Fatalf("AggregateStatus: %v (handled %v)", err, ok)
+		}
+		if st.Spans != wantSpans {
+			t.Errorf("spans in the window = %d, want %d", st.Spans, wantSpans)
+		}
+	}
+	check(true, 24)
+	// A span past the window's end in the same bucket: the bucket's rows are counted again.
+	if _, _, err := s.IngestTraces(ctx, makeTraces("checkout", 3, 8, bucket.Add(2*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	check(false, 24)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,24 +22,25 @@ import (
 )
 
 // The B6 dataset: 1,000,000 spans and 200,000 log records over the 24 hours before
-// benchAnchor, from 20 services of four kinds, in the otel dialect:
+// benchAnchor, from 20 services of four kinds (B6x: 50, RUNLENS_BENCH_SERVICES; the kinds keep
+// their shares), in the otel dialect:
 //
-//   - 12 HTTP APIs (services 00–11): a server span with a route, one or two database calls
-//     (PostgreSQL with stable names, MySQL with legacy names, Redis), internal steps and now and
-//     then an outgoing HTTP call; about 2% of requests fail with an exception, and a deadlock
-//     sometimes fails only the database child;
-//   - 4 Kafka consumers (12–15): a consumer span, a database update and a step;
-//   - 2 job workers (16–17): job executions of eight jobs at different rates (job.id unique per
-//     execution, job.name, job.status, exit codes as numbers and as strings), 5% failing;
-//   - 2 internal services (18–19): reconcile loops without a domain attribute, one of them
-//     carrying a CI pipeline run id (a run keyed by an execution id);
+//   - 12 HTTP APIs (services 00–11; 30 of 50): a server span with a route, one or two database
+//     calls (PostgreSQL with stable names, MySQL with legacy names, Redis), internal steps and
+//     now and then an outgoing HTTP call; about 2% of requests fail with an exception, and a
+//     deadlock sometimes fails only the database child;
+//   - 4 Kafka consumers (12–15; 10 of 50): a consumer span, a database update and a step;
+//   - 2 job workers (16–17; 5 of 50): job executions of eight jobs at different rates (job.id
+//     unique per execution, job.name, job.status, exit codes as numbers and as strings), 5%
+//     failing;
+//   - 2 internal services (18–19; 5 of 50): reconcile loops without a domain attribute, the last
+//     one carrying a CI pipeline run id (a run keyed by an execution id);
 //
 // with traffic skewed towards the first services (the busiest has about 10% of the spans), and
 // one log record per trace (an error record for a failed one). Everything comes from a seeded
 // generator, so the file is the same on every machine.
 const (
 	benchGenVersion  = 2
-	benchServiceN    = 20
 	benchBatchSpans  = 4096
 	benchIngestConns = 2
 )
@@ -47,6 +49,17 @@ const (
 // records (B6), or RUNLENS_BENCH_SPANS spans and a fifth as many records (the growth table
 // measures 100,000 to 10,000,000). Each size is cached in its own file.
 var benchTotalSpans, benchTotalLogs = benchSize()
+
+// benchServiceN is the dataset's number of services: 20 (B6), or RUNLENS_BENCH_SERVICES (B6x
+// asks for 50). With 20 the generator draws exactly what it drew before the count could change.
+var benchServiceN = benchServices()
+
+func benchServices() int {
+	if v, err := strconv.Atoi(os.Getenv("RUNLENS_BENCH_SERVICES")); err == nil && v >= 5 {
+		return v
+	}
+	return 20
+}
 
 func benchSize() (spans, logs int) {
 	spans = 1_000_000
@@ -65,15 +78,21 @@ func benchServiceName(i int) string { return fmt.Sprintf("service-%02d", i) }
 // benchDatasetPath is where the generated store is cached: per generator version, schema
 // version and derived columns' fingerprint (conventions, derivation, engine), so neither a new
 // generator, a new schema nor another engine reads a stale file.
-func benchDatasetPath() (string, error) {
+func benchDatasetPath() (string, error) { return benchDatasetPathAt(SchemaVersion) }
+
+// benchDatasetPathAt is the cached file's path for schema version schema.
+func benchDatasetPathAt(schema int) (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("find cache directory: %w", err)
 	}
-	name := fmt.Sprintf("queries-g%d-s%d-%s.db", benchGenVersion, SchemaVersion, conventionsFingerprint(conventions.Default()))
+	name := fmt.Sprintf("queries-g%d-s%d-%s.db", benchGenVersion, schema, conventionsFingerprint(conventions.Default()))
 	if benchTotalSpans != 1_000_000 {
-		name = fmt.Sprintf("queries-g%d-s%d-%s-n%d.db", benchGenVersion, SchemaVersion, conventionsFingerprint(conventions.Default()),
+		name = fmt.Sprintf("queries-g%d-s%d-%s-n%d.db", benchGenVersion, schema, conventionsFingerprint(conventions.Default()),
 			benchTotalSpans)
+	}
+	if benchServiceN != 20 {
+		name = strings.TrimSuffix(name, ".db") + fmt.Sprintf("-svc%d.db", benchServiceN)
 	}
 	return filepath.Join(dir, "runlens", "bench", name), nil
 }
@@ -85,6 +104,11 @@ func benchDataset(tb testing.TB) *Store {
 	path, err := benchDatasetPath()
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if err := migrateCachedDataset(tb, path); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		tb.Logf("generating the B6 dataset into %s", path)
@@ -103,6 +127,36 @@ func benchDataset(tb testing.TB) *Store {
 		tb.Fatalf("the B6 dataset's derived columns do not hold this build's derivation (%v): the capabilities would decline", err)
 	}
 	return s
+}
+
+// migrateCachedDataset upgrades the newest cached file of an older schema, if any, to path: a
+// writer opening it applies the migrations, as it would to an app's store (generating 10 M
+// spans again takes half an hour; migrating them, a minute or two).
+func migrateCachedDataset(tb testing.TB, path string) error {
+	for schema := SchemaVersion - 1; schema >= 1; schema-- {
+		old, err := benchDatasetPathAt(schema)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(old); err != nil {
+			continue
+		}
+		tb.Logf("migrating the cached B6 dataset of schema %d to %d", schema, SchemaVersion)
+		t0 := time.Now()
+		s, err := Open(context.Background(), Options{Path: old, Retention: 365 * 24 * time.Hour, MaxBytes: 64 << 30})
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w", old, err)
+		}
+		if err := s.Close(); err != nil {
+			return fmt.Errorf("migrate %s: %w", old, err)
+		}
+		for _, suffix := range []string{"-wal", "-shm"} {
+			_ = os.Remove(old + suffix)
+		}
+		tb.Logf("migrated in %s", time.Since(t0).Round(time.Second))
+		return os.Rename(old, path)
+	}
+	return nil
 }
 
 // generateBenchDataset writes the dataset through the store's own ingest into a temporary file
@@ -224,13 +278,15 @@ func (g *benchGenerator) planTrace() benchTrace {
 	return t
 }
 
+// benchKind is service's kind: the first 60% of the services are HTTP APIs, then 20% consumers,
+// 10% job workers and the rest internal.
 func benchKind(service int) string {
 	switch {
-	case service < 12:
+	case service < benchServiceN*12/20:
 		return "http"
-	case service < 16:
+	case service < benchServiceN*16/20:
 		return "messaging"
-	case service < 18:
+	case service < benchServiceN*18/20:
 		return "job"
 	default:
 		return "internal"

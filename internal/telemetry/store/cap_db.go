@@ -57,7 +57,11 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 		t.errorCount += g.errorCount
 		return nil
 	}
-	lo, hi, edges := splitHours(q.Window)
+	sp, err := liveSplit(ctx, tx, q.Window)
+	if err != nil {
+		return telemetry.DBReport{}, err
+	}
+	lo, hi, edges := sp.lo, sp.hi, sp.edges
 	if lo < hi {
 		// Each operation's whole buckets, one range of the rollup's key each (skipping from
 		// one operation to the next), summed by SQLite into one text per operation.

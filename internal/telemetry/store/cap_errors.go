@@ -291,18 +291,12 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 	if deferred, err := deferredInWindow(ctx, tx, q.Window); err != nil || len(deferred) > 0 {
 		return rep, false, err
 	}
-	type group struct {
-		service, domain, fingerprint string
-		count, first, last           int64
-		stored                       bool
-		lone                         []telemetry.Occurrence
-	}
-	groups := map[[3]string]*group{}
-	at := func(service, domain, fingerprint string) *group {
+	groups := map[[3]string]*groupTally{}
+	at := func(service, domain, fingerprint string) *groupTally {
 		k := [3]string{service, domain, fingerprint}
 		g := groups[k]
 		if g == nil {
-			g = &group{service: service, domain: domain, fingerprint: fingerprint, first: math.MaxInt64, last: math.MinInt64}
+			g = &groupTally{service: service, domain: domain, fingerprint: fingerprint, first: math.MaxInt64, last: math.MinInt64}
 			groups[k] = g
 		}
 		return g
@@ -315,7 +309,10 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 	want := func(service, domain string) bool {
 		return (q.Service == "" || telemetry.ServiceOf(service) == q.Service) && (q.Domain == "" || domain == q.Domain)
 	}
-	sp := splitWindow(q.Window)
+	sp, err := liveSplit(ctx, tx, q.Window)
+	if err != nil {
+		return telemetry.ErrorReport{}, false, err
+	}
 	if sp.lo < sp.hi {
 		err := eachRow(ctx, tx, `WITH RECURSIVE g(k) AS (
 			SELECT MIN(GroupKey) FROM `+GroupActivityTable+`
@@ -397,10 +394,18 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 		lone   bool
 	}
 	var out []ranked
-	for _, g := range groups {
-		eg, newest, fromLone, err := settleGroup(ctx, tx, q, g.service, g.domain, g.fingerprint, g.stored, g.last, g.lone)
-		if err != nil {
-			return rep, false, err
+	for _, g := range needSettling(groups, q.Settle) {
+		var eg telemetry.ErrorGroup
+		var newest telemetry.Occurrence
+		var fromLone bool
+		if g.settle {
+			var err error
+			if eg, newest, fromLone, err = settleGroup(ctx, tx, q, g.service, g.domain, g.fingerprint, g.stored, g.last, g.lone); err != nil {
+				return rep, false, err
+			}
+		} else {
+			eg = telemetry.ErrorGroup{Service: g.service, Domain: g.domain, Fingerprint: g.fingerprint, LastSeenMs: telemetry.NsToMs(g.last)}
+			newest = telemetry.Occurrence{TimeNs: g.last}
 		}
 		eg.Count, eg.FirstSeenMs = g.count, telemetry.NsToMs(g.first)
 		rep.Events += g.count
@@ -419,6 +424,35 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 	})
 	rep.Scan = windowScan(q.Window, rep.Events)
 	return rep, true, nil
+}
+
+// groupTally is one error group of groupedErrors before its fields are settled.
+type groupTally struct {
+	service, domain, fingerprint string
+	count, first, last           int64
+	stored                       bool
+	lone                         []telemetry.Occurrence
+	settle                       bool // its sample, type and related ids are read
+}
+
+// needSettling returns the groups, marking those to settle: every one when n is 0, else the
+// first n in the answer's order (GroupOccurrences': newest sighting, then count, then
+// fingerprint) and any tied with the n-th on that order, whose place among them only their
+// settled occurrences decide.
+func needSettling(groups map[[3]string]*groupTally, n int) []*groupTally {
+	list := make([]*groupTally, 0, len(groups))
+	for _, g := range groups {
+		list = append(list, g)
+	}
+	key := func(a, b *groupTally) int {
+		return cmp.Or(cmp.Compare(telemetry.NsToMs(b.last), telemetry.NsToMs(a.last)), cmp.Compare(b.count, a.count),
+			strings.Compare(a.fingerprint, b.fingerprint))
+	}
+	slices.SortFunc(list, key)
+	for i, g := range list {
+		g.settle = n <= 0 || i < n || key(g, list[n-1]) == 0
+	}
+	return list
 }
 
 // settleGroup computes one group's fields (all but its count and first sighting) from its

@@ -59,9 +59,9 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 // and sketches of the whole buckets, plus the exact durations of the edges (at most ten
 // minutes of rows); done is false when the exact path answers instead.
 func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.PerformanceQuery) (telemetry.Performance, bool, error) {
-	sp := splitWindow(q.Window)
-	if sp.lo >= sp.hi {
-		return telemetry.Performance{}, false, nil
+	sp, err := liveSplit(ctx, tx, q.Window)
+	if err != nil || sp.lo >= sp.hi {
+		return telemetry.Performance{}, false, err
 	}
 	type op struct {
 		count, sum, errors int64
@@ -79,7 +79,7 @@ func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.Performanc
 	var f filter
 	f.service("ServiceName", q.Service)
 	f.add("Bucket >= ? AND Bucket < ?", sp.lo, sp.hi)
-	err := eachRow(ctx, tx, `SELECT SpanName, SUM(Spans), SUM(Duration), SUM(Errors), `+sketchSumFunc+`(Sketch) FROM `+
+	err = eachRow(ctx, tx, `SELECT SpanName, SUM(Spans), SUM(Duration), SUM(Errors), `+sketchSumFunc+`(Sketch) FROM `+
 		EntryActivityTable+f.where()+` GROUP BY SpanName`, f.args,
 		func(scan func(...any) error) error {
 			var name string

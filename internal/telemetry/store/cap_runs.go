@@ -132,7 +132,10 @@ func runTotal(ctx context.Context, tx *sql.Tx, q telemetry.RunsQuery, wantErrore
 		}
 		return n, nil
 	}
-	sp := splitWindow(q.Window)
+	sp, err := liveSplit(ctx, tx, q.Window)
+	if err != nil {
+		return 0, err
+	}
 	var total int64
 	if sp.lo < sp.hi {
 		var f filter

@@ -35,7 +35,10 @@ type serviceTally struct {
 
 func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, error) {
 	st := telemetry.Status{}
-	sp := splitWindow(q.Window)
+	sp, err := liveSplit(ctx, tx, q.Window)
+	if err != nil {
+		return st, err
+	}
 	per := map[string]*serviceTally{}
 	tally := func(svc string) *serviceTally {
 		t := per[svc]
@@ -299,15 +302,9 @@ func domainActivity(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, co
 	}
 	for i := range acts {
 		if b := newestBkt[i]; b >= 0 && b*bucketNs > newestNs[i] {
-			var f filter
-			f.add("IsRoot = 1")
-			f.add("Timestamp >= ? AND Timestamp < ?", b*bucketNs, (b+1)*bucketNs)
-			f.add("Domain = ?", acts[i].Domain)
-			f.service("ServiceName", q.Service)
-			// Walked back from the bucket's end, stopping at the first of the domain's roots.
+			query, args := newestRunQuery(acts[i].Domain, q.Service, b)
 			var newest int64
-			err := tx.QueryRowContext(ctx, `SELECT Timestamp FROM `+TracesTable+` INDEXED BY otel_traces_runs`+f.where()+
-				` ORDER BY Timestamp DESC LIMIT 1`, f.args...).Scan(&newest)
+			err := tx.QueryRowContext(ctx, query, args...).Scan(&newest)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return nil, 0, fmt.Errorf("find newest run: %w", err)
 			}
@@ -316,6 +313,20 @@ func domainActivity(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, co
 		acts[i].MostRecentMs = telemetry.NsToMs(newestNs[i])
 	}
 	return acts, runs, nil
+}
+
+// newestRunQuery is the query of domain's newest root in bucket b (of service's, when set):
+// one seek to the end of the domain's range of the bucket in the index that orders each
+// domain's roots by time, walked back from there to the service's newest root when one is
+// named.
+func newestRunQuery(domain, service string, b int64) (string, []any) {
+	var f filter
+	f.add("IsRoot = 1")
+	f.add("Domain = ?", domain)
+	f.add("Timestamp >= ? AND Timestamp < ?", b*bucketNs, (b+1)*bucketNs)
+	f.service("ServiceName", service)
+	return `SELECT Timestamp FROM ` + TracesTable + ` INDEXED BY otel_traces_domain_runs` + f.where() +
+		` ORDER BY Timestamp DESC LIMIT 1`, f.args
 }
 
 // seekServices lists the stored service names whose spans an edge reads one index seek each:

@@ -83,8 +83,8 @@ func TestAFileWrittenWithSchemaVersion2IsMigratedAndRecomputed(t *testing.T) {
 	conv := mustPreset(t, "otel")
 	s := openTestStore(t, Options{Path: path, Retention: 10000 * time.Hour, Conventions: conv})
 	var version int
-	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion || SchemaVersion != 4 {
-		t.Fatalf("schema version %d (%v), want 4", version, err)
+	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion || SchemaVersion != 5 {
+		t.Fatalf("schema version %d (%v), want 5", version, err)
 	}
 	waitDerived(t, s, conv)
 	if st, err := s.Stats(ctx); err != nil || st.Recomputing || st.Spans == 0 {
@@ -202,8 +202,8 @@ func TestOtherConventionsAreDeclinedThenRecomputedInTheBackground(t *testing.T) 
 }
 
 // toSchema3 turns a store file back into schema version 3, as the build before the duration
-// sketches wrote it: no entry span rollup, and a database rollup with hour buckets and no
-// sketch column.
+// sketches wrote it: no entry span rollup, a database rollup with hour buckets and no sketch
+// column, and no index of the domains' roots (schema version 5).
 func toSchema3(t *testing.T, path string) {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path)
@@ -212,6 +212,7 @@ func toSchema3(t *testing.T, path string) {
 	}
 	defer db.Close()
 	for _, q := range []string{
+		`DROP INDEX otel_traces_domain_runs`,
 		`DROP TABLE ` + EntryActivityTable,
 		`DROP INDEX otel_traces_origin_groups`,
 		`DROP TABLE ` + GroupActivityTable,

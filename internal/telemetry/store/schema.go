@@ -176,6 +176,8 @@ package store
 //	otel_traces_runs    (Timestamp, ServiceName, Domain, RunErrored, TraceId, RunId, SpanId,
 //	                    RunVerdict) WHERE IsRoot = 1          list_runs: count, order and page
 //	                    any filter combination from the index alone; status edges
+//	otel_traces_domain_runs (Domain, Timestamp, ServiceName) WHERE IsRoot = 1
+//	                    get_app_status: a domain's newest run, one seek
 //	otel_traces_run_ids (RunId) WHERE IsRoot = 1 AND RunId != ''   get_run by run id
 //	otel_traces_jobs    (JobName, Timestamp) WHERE JobId != ''     get_last_job_result by name
 //	otel_traces_job_time (Timestamp, JobId, ServiceName) WHERE JobId != ''
@@ -455,6 +457,12 @@ CREATE TABLE otel_error_activity (
 INSERT INTO otel_error_activity (GroupKey, Bucket, Occurrences)
 	SELECT COALESCE(Fingerprint, '') || char(31) || COALESCE(OccDomain, '') || char(31) || ServiceName, Timestamp / 300000000000, COUNT(*)
 	FROM otel_traces WHERE IsOrigin = 1 GROUP BY 1, 2;
+`,
+	// 5: a domain's roots in time order, so get_app_status finds a domain's newest run with one
+	// seek (walking otel_traces_runs back from a bucket's end read every newer root of every
+	// other domain: 55 ms for a rare domain in a five-minute bucket of 128,000 roots).
+	`
+CREATE INDEX otel_traces_domain_runs ON otel_traces (Domain, Timestamp, ServiceName) WHERE IsRoot = 1;
 `,
 }
 
