@@ -17,12 +17,14 @@ import (
 // every error span walks up its parents with arrayFold: the spans it passes have an error
 // below them. An error span no walk passed is an origin; when every error span was passed
 // (their parents form a cycle), the earliest stands for the failure. What leaves ClickHouse
-// per trace is only what the folding of telemetry.TraceOccurrences reads: the origins and
-// their ancestors (id, parent, status, start; name, service, status message, the first
-// exception message and type and error.type for the error spans), and the run of the trace
-// read off its root. Go then runs TraceOccurrences on those few spans, which gives the
-// occurrences it gives on the whole trace (the origins, their chains and the folded texts
-// are the same), with the run replaced by the root's.
+// per trace is only what the folding of telemetry.TraceOccurrences reads: its error spans
+// and their ancestors (id, parent, status, start; name, service, status message, the first
+// exception message and type and error.type for the error spans), one row each, and the run
+// of the trace read off its root. Every error span is an origin or an ancestor of one (or, in
+// a cycle, below another), so Go running TraceOccurrences on those spans finds the same
+// origins, chains and folded texts as on the whole trace; the run is replaced by the root's.
+// The query's own origins come back too (a flag per row), for the tests that hold the SQL
+// rule to ShapeTrace.
 //
 // The work is bounded: a trace of more than originMaxSpans spans, or one where a walk has not
 // ended after originMaxSteps parents (a deeper tree), is marked unresolved and its spans are
@@ -39,9 +41,9 @@ const (
 // originLimits are the bounds in force; tests lower them to send every trace to the Go rule.
 var originLimits = struct{ spans, steps int }{originMaxSpans, originMaxSteps}
 
-// originsQuery writes the query of the failing traces' origins: one row per trace with an
-// error span in the failing subquery (failing writes it), newest first by its newest span,
-// at most limit+1 rows.
+// originsQuery writes the query of the failing traces' origins: for each trace with an error
+// span in the failing subquery (failing writes it), at most limit+1 traces newest first by
+// their newest span, one row per kept span (or one without a span when it keeps none).
 func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failing func(*sqlText), limit int) {
 	const a = "SpanAttributes"
 	exec := executionIDExpr(q, conv, "rootAttrs")
@@ -52,8 +54,8 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 	exc := func(key string) string {
 		return "arrayFirst(x -> x != '', arrayMap((en, ea) -> if(en = 'exception', ea['" + key + "'], ''), `Events.Name`, `Events.Attributes`))"
 	}
-	// Step by step, each a named subquery of a WITH clause (flat: ClickHouse's parser takes
-	// time that grows fast with the depth of nested subqueries, ~200 ms for this one nested),
+	// Step by step, each a named subquery of a WITH clause (flat: ClickHouse's parser took
+	// ~70 ms for this query written as nested subqueries),
 	// so no expression is written twice: rows, the traces' spans, one copy per span id (the
 	// newest, as a scan keeps it); g, the skeleton per trace; p, where a trace over the bound
 	// keeps no ids (all after then works on empty arrays), pidx, each span's parent position
