@@ -56,6 +56,17 @@ func newOriginBench(t *testing.T) *originBench {
 	return &originBench{e: e, tb: tb, b: b, next: time.Now().Add(-2 * time.Hour).Truncate(time.Second)}
 }
 
+// drawTraces draws one to four traces into the next case's own 10 s, returning its start.
+func (ob *originBench) drawTraces(rt *rapid.T, conv *conventions.Conventions) (time.Time, [][]telemetry.SpanRow) {
+	start := ob.next
+	ob.next = ob.next.Add(10 * time.Second)
+	var traces [][]telemetry.SpanRow
+	for k := rapid.IntRange(1, 4).Draw(rt, "traces"); k > 0; k-- {
+		traces = append(traces, genTrace(rt, fmt.Sprintf("%d-t%d", start.Unix(), k), start.UnixNano(), conv))
+	}
+	return start, traces
+}
+
 // genTrace draws one trace of 1 to 50 spans (after its duplicates are dropped): parents that
 // are mostly the span before (chains up to 50 deep), else any span of the trace (cycles,
 // spans that are their own parent), none (several roots), or a span that never arrived;
@@ -240,12 +251,7 @@ func TestTheOriginRuleInClickHouseNamesTheSpansShapeTraceNames(t *testing.T) {
 			originLimits.steps = c.steps
 			t.Cleanup(func() { originLimits = saved })
 			rapid.Check(t, func(rt *rapid.T) {
-				start := ob.next
-				ob.next = ob.next.Add(10 * time.Second)
-				var traces [][]telemetry.SpanRow
-				for k := rapid.IntRange(1, 4).Draw(rt, "traces"); k > 0; k-- {
-					traces = append(traces, genTrace(rt, fmt.Sprintf("%d-t%d", start.Unix(), k), start.UnixNano(), conv))
-				}
+				start, traces := ob.drawTraces(rt, conv)
 				w := ob.load(rt, traces, nil, start)
 				got, unresolved := ob.sqlOrigins(rt, conv, w)
 				for _, tr := range traces {
@@ -291,12 +297,7 @@ func TestErrorsThroughTheOriginQueryEqualTheGoRule(t *testing.T) {
 	}
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
-		start := ob.next
-		ob.next = ob.next.Add(10 * time.Second)
-		var traces [][]telemetry.SpanRow
-		for k := rapid.IntRange(1, 4).Draw(rt, "traces"); k > 0; k-- {
-			traces = append(traces, genTrace(rt, fmt.Sprintf("%d-t%d", start.Unix(), k), start.UnixNano(), conv))
-		}
+		start, traces := ob.drawTraces(rt, conv)
 		w := ob.load(rt, traces, genLogs(rt, traces, start.UnixNano()), start)
 		got, _, err := ob.b.AggregateErrors(ctx, telemetry.ErrorsQuery{Window: w}, conv)
 		if err != nil {
