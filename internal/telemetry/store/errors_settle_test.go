@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/flows"
 	"github.com/runlens/runlens/internal/telemetry"
 )
 
@@ -62,5 +64,43 @@ func TestAnErrorPageSettlesOnlyItsGroupsAndTheyAreTheFullAnswers(t *testing.T) {
 	}
 	if compared == 0 {
 		t.Fatal("no window had more groups than a page: the test compares nothing left unsettled")
+	}
+}
+
+// Every page of get_recent_errors through the flows shows its groups in full: the flows ask the
+// store to settle up to the page's end, offset included, and each page equals the engine's
+// page over its own scans (which settles every group).
+func TestEveryPageOfRecentErrorsShowsItsGroupsInFull(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	conv := mustPreset(t, "otel")
+	src := loadSources(t, conv, newRandomTelemetry(23, scaled(600), now, 3*time.Hour))
+	clock := func() time.Time { return now }
+	pages := func(q telemetry.Source) []gen.GetRecentErrorsOutput {
+		f := flows.New(flows.Deps{Telemetry: q, Now: clock})
+		var out []gen.GetRecentErrorsOutput
+		var cursor *string
+		for {
+			page, err := f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{Window: "6h", Limit: 3, Cursor: cursor}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, page)
+			if cursor = page.Page.NextCursor; cursor == nil || len(out) > 100 {
+				return out
+			}
+		}
+	}
+	got, want := pages(src.caps), pages(src.scans)
+	if len(want) < 3 {
+		t.Fatalf("%d pages: the test needs groups past the second page", len(want))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d pages, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i].Groups, want[i].Groups) {
+			t.Errorf("page %d:\n got %+v\nwant %+v", i+1, got[i].Groups, want[i].Groups)
+		}
 	}
 }
