@@ -45,8 +45,12 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	}
 	// The failing traces' origins; and, in a second query run at the same time, the error
 	// records of the window or of those traces (one read of the logs table for both).
+	within, err := b.failingSpan(ctx, w, failingSub)
+	if err != nil {
+		return nil, false, 0, err
+	}
 	s := &sqlText{}
-	b.originsQuery(s, conv, failingSub, maxRows)
+	b.originsQuery(s, conv, failingSub, within, maxRows)
 	l := &sqlText{}
 	l.w("SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body, LogAttributes, ")
 	window(l, "Timestamp", w)
@@ -191,6 +195,40 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 		list = append(list, telemetry.LogOccurrence(conv, r, roots[r.TraceID]))
 	}
 	return list, limited, scanned, nil
+}
+
+// failingSpan is the time the spans of the window's failing traces lie in, read from the
+// exporter's trace-id lookup table (its Start and End per trace and insert), so the read of
+// those traces' spans prunes partitions and granules outside it instead of reading every
+// TraceId of the table: a window of an hour in a table kept for days reads about that hour.
+// It is the zero window (no narrowing) when there is no lookup table, when the window covers
+// the whole table already (the narrowing could only cost), or when the lookup table does not
+// know every failing trace (its rows could have been dropped by a shorter TTL).
+func (b *Backend) failingSpan(ctx context.Context, w telemetry.Window, failing func(*sqlText)) (telemetry.Window, error) {
+	if !b.hasLookup.Load() || w == (telemetry.Window{}) {
+		return telemetry.Window{}, nil
+	}
+	var oldest, newest int64
+	e := &sqlText{}
+	e.w("SELECT toInt64(intDiv(toUnixTimestamp64Nano(min(Timestamp)), 1000000)), toInt64(intDiv(toUnixTimestamp64Nano(max(Timestamp)), 1000000)) FROM ", b.traces)
+	// ClickHouse answers this from the parts' min-max indexes, reading no rows.
+	limited, err := b.r.query(ctx, e, 1, func(rows driver.Rows) error { return rows.Scan(&oldest, &newest) })
+	if err != nil || limited || (oldest >= w.StartMs && newest < w.EndMs) {
+		return telemetry.Window{}, err
+	}
+	var traces, known uint64
+	var start, end int64
+	q := &sqlText{}
+	q.w("SELECT toUInt64((SELECT uniqExact(TraceId) FROM ")
+	failing(q)
+	q.w(")), toUInt64(uniqExact(TraceId)), toInt64(toUnixTimestamp(min(Start))), toInt64(toUnixTimestamp(max(End))) FROM ", b.lookup, " WHERE TraceId GLOBAL IN ")
+	failing(q)
+	limited, err = b.r.query(ctx, q, 1, func(rows driver.Rows) error { return rows.Scan(&traces, &known, &start, &end) })
+	if err != nil || limited || traces == 0 || known < traces {
+		return telemetry.Window{}, err
+	}
+	// End is the newest span's second: the span of time ends after it.
+	return telemetry.Window{StartMs: start * 1000, EndMs: (end + 1) * 1000}, nil
 }
 
 // scanLog reads a row of time, trace, span, service, severity number and text, body and

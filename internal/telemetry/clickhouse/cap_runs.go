@@ -19,7 +19,8 @@ var (
 // runsSubquery writes a subquery of the window's runs — one row per root span (one copy per
 // trace and span id) — with telemetry.RunFromRoot's fields computed by ClickHouse: id, domain,
 // name, outcome, normalized status, start, duration, service, trace and error count (the
-// trace's error spans, whenever they started; GLOBAL so a Distributed table joins once).
+// trace's error spans, one copy per span id, whenever they started; GLOBAL so a Distributed
+// table joins once).
 func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w telemetry.Window, svc string) {
 	const a = "SpanAttributes"
 	jobID := first(q, a, conv.JobKeys.IDKeys)
@@ -40,14 +41,11 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 	if svc != "" {
 		service(q, svc)
 	}
-	q.w(" LIMIT 1 BY TraceId, SpanId) AS r GLOBAL LEFT JOIN (SELECT TraceId, toUInt64(count()) AS errors FROM ", b.traces,
-		" WHERE StatusCode = 'Error' AND TraceId GLOBAL IN (SELECT TraceId FROM ", b.traces, " WHERE ")
-	window(q, "Timestamp", w)
-	q.w(" AND ParentSpanId = ''")
-	if svc != "" {
-		service(q, svc)
-	}
-	q.w(") GROUP BY TraceId) AS e ON e.TraceId = r.TraceId)")
+	// The error spans per trace, of every trace: far fewer than the window's roots, so the
+	// join's table is small, and no set of the window's trace ids is built to narrow it (a
+	// LEFT JOIN keeps only the roots' traces anyway).
+	q.w(" LIMIT 1 BY TraceId, SpanId) AS r GLOBAL LEFT JOIN (SELECT TraceId, toUInt64(uniqExact(SpanId)) AS errors FROM ", b.traces,
+		" WHERE StatusCode = 'Error' GROUP BY TraceId) AS e ON e.TraceId = r.TraceId)")
 }
 
 // filteredRuns writes the window's runs of q's service, narrowed to q's domain and status:

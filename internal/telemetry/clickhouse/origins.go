@@ -43,8 +43,9 @@ var originLimits = struct{ spans, steps int }{originMaxSpans, originMaxSteps}
 
 // originsQuery writes the query of the failing traces' origins: for each trace with an error
 // span in the failing subquery (failing writes it), at most limit+1 traces newest first by
-// their newest span, one row per kept span (or one without a span when it keeps none).
-func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failing func(*sqlText), limit int) {
+// their newest span, one row per kept span (or one without a span when it keeps none). The
+// traces' spans are read within the window within (the zero window: the whole table).
+func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failing func(*sqlText), within telemetry.Window, limit int) {
 	const a = "SpanAttributes"
 	exec := executionIDExpr(q, conv, "rootAttrs")
 	dom := domainExpr(q, conv, "rootAttrs")
@@ -68,7 +69,9 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 	q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, SpanName, ServiceName, StatusMessage, ",
 		"if(StatusCode = 'Error', ", exc("exception.message"), ", '') AS em, if(StatusCode = 'Error', ", exc("exception.type"), ", '') AS et, ",
 		"if(StatusCode = 'Error', ", a, "['error.type'], '') AS ert, if(ParentSpanId = '', ", a, ", map()) AS ra",
-		" FROM ", b.traces, " WHERE TraceId GLOBAL IN ")
+		" FROM ", b.traces, " WHERE ")
+	window(q, "Timestamp", within)
+	q.w(" AND TraceId GLOBAL IN ")
 	failing(q)
 	q.w(" ORDER BY Timestamp DESC, SpanId DESC LIMIT 1 BY TraceId, SpanId), ",
 		"g AS (SELECT TraceId, toUInt64(count()) AS n, groupArray(SpanId) AS ids0, groupArray(ParentSpanId) AS par, groupArray(StatusCode) AS code, ",

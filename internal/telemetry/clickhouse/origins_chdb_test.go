@@ -208,11 +208,18 @@ func (ob *originBench) load(t *rapid.T, traces [][]telemetry.SpanRow, logs []tel
 // and whether it was left to the Go rule.
 func (ob *originBench) sqlOrigins(t *rapid.T, conv *conventions.Conventions, w telemetry.Window) (map[string][]string, map[string]bool) {
 	q := &sqlText{}
-	ob.b.originsQuery(q, conv, func(q *sqlText) {
+	failing := func(q *sqlText) {
 		q.w("(SELECT TraceId FROM ", ob.b.traces, " WHERE ")
 		window(q, "Timestamp", w)
 		q.w(" AND StatusCode = 'Error')")
-	}, 1000)
+	}
+	// Each draw's traces lie in their own ten seconds of a table that holds every draw before
+	// it: the failing traces' reads are narrowed to their time, as the tools narrow them.
+	within, err := ob.b.failingSpan(context.Background(), w, failing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob.b.originsQuery(q, conv, failing, within, 1000)
 	byTrace := map[string]*originTrace{}
 	var order []string
 	if _, err := ob.b.r.query(context.Background(), q, originResultRows, func(rows driver.Rows) error {

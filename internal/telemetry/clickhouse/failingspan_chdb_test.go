@@ -1,0 +1,109 @@
+//go:build chdb
+
+package clickhouse_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/clickhouse"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+	"github.com/runlens/runlens/internal/telemetry/telemetrytest"
+)
+
+// The spans of the window's failing traces are read within the time those traces span (the
+// exporter's trace-id lookup table says it), not across the table: an hour of a table that
+// holds days reads about that hour. A failing trace whose spans lie partly before the window
+// keeps them (the lookup table knows its whole time), and without the lookup table the same
+// answer comes from the whole table.
+func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
+	e := engine(t)
+	addr := front(t, e, nil)
+	tb := freshTables(t, e)
+	now := telemetrytest.Now
+	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
+	// Three days earlier: 200,000 spans (their own failing traces among them), in other
+	// partitions of the table.
+	if err := e.Exec(b10Spans(tb, 200_000, now.Add(-72*time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	span := func(trace, id, parent, name string, at time.Time, failed bool, exc string) telemetry.SpanRow {
+		s := telemetry.SpanRow{TraceID: trace, SpanID: id, ParentSpanID: parent, Name: name, Service: "checkout",
+			Kind: telemetry.KindServer, StartNs: at.UnixNano(), DurationNs: int64(time.Millisecond),
+			StatusCode: telemetry.CodeUnset, Attributes: conventions.Attributes{}}
+		if failed {
+			s.StatusCode = telemetry.CodeError
+		}
+		if exc != "" {
+			s.Events = []telemetry.SpanEvent{{Name: "exception", TimeNs: s.StartNs,
+				Attributes: conventions.Attributes{"exception.type": "CardError", "exception.message": exc}}}
+		}
+		return s
+	}
+	// The window's failing traces: enough of them that the TraceId bloom filter of nearly
+	// every granule of the older days answers "maybe" (a read across the table then reads
+	// those days), each failing in its child.
+	const failing = 2000
+	at := func(d time.Duration) time.Time { return now.Add(-d) }
+	var rows []telemetry.SpanRow
+	for i := range failing {
+		trace, root := fmt.Sprintf("%032x", i+1), fmt.Sprintf("%016x", 2*i+1)
+		start := at(55*time.Minute - time.Duration(i)*time.Second)
+		rows = append(rows, span(trace, root, "", "POST /pay", start, true, ""),
+			span(trace, fmt.Sprintf("%016x", 2*i+2), root, "charge", start.Add(time.Millisecond), true, "card declined"))
+	}
+	// skewed's root failed a minute ago, in the window; the failure started in its child,
+	// whose clock put it before the window: the root is not an origin, and the child's
+	// occurrence is not the window's. Read only within the window, the root would be an
+	// origin, and the newest occurrence.
+	const skewed = "4bf92f3577b34da6a3ce929d0e0e4736"
+	rows = append(rows, span(skewed, "10f067aa0ba902b7", "", "POST /pay", at(time.Minute), true, ""),
+		span(skewed, "10f067aa0ba902b8", "10f067aa0ba902b7", "charge", at(62*time.Minute), true, "card expired"),
+		span("5b8efff798038103d269b633813fc60c", "20f067aa0ba902b7", "", "GET /cart", at(10*time.Minute), false, ""))
+	if err := e.LoadSpans(tb, rows); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	errorsOf := func(o clickhouse.Options) telemetry.ErrorReport {
+		t.Helper()
+		r, err := telemetry.NewEngine(open(t, addr, tb.Database, o), nil).Errors(ctx, telemetry.ErrorsQuery{Window: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// Well under the 200,000 spans of the older days, above what the window's partition (4,003
+	// spans) and the lookup table (42,001 rows) hold.
+	tight := clickhouse.Options{MaxRowsToRead: 100_000}
+	narrowed := errorsOf(tight)
+	if narrowed.Scan.Limited {
+		t.Fatalf("the failing traces' reads went past the window's time: limited at %d rows", tight.MaxRowsToRead)
+	}
+	if narrowed.Events != failing || len(narrowed.Groups) != 1 || slices.Contains(narrowed.Groups[0].TraceIDs, skewed) ||
+		narrowed.Groups[0].SampleMessage != "card declined" || narrowed.Groups[0].Count != failing {
+		t.Fatalf("errors of the hour: %d occurrences in %d groups (%+v); want %d, all card declined, none in the skewed trace (its origin lies before the window)",
+			narrowed.Events, len(narrowed.Groups), narrowed.Groups, failing)
+	}
+	full := errorsOf(clickhouse.Options{})
+	if diff := cmp.Diff(full, narrowed); diff != "" {
+		t.Errorf("the answer under the row limit differs from the unlimited one (-unlimited +limited):\n%s", diff)
+	}
+	// Without the lookup table the traces are read across the table: the same answer, and
+	// the tight limit is reached.
+	if err := e.Exec("TRUNCATE TABLE `" + tb.Database + "`.`" + tb.Traces + "_trace_id_ts`"); err != nil {
+		t.Fatal(err)
+	}
+	whole := errorsOf(clickhouse.Options{})
+	if diff := cmp.Diff(full, whole); diff != "" {
+		t.Errorf("the answer read across the whole table differs (-narrowed +whole):\n%s", diff)
+	}
+	if !errorsOf(tight).Scan.Limited {
+		t.Errorf("without the lookup table the failing traces' reads stayed under %d rows: the table's older days were not read, so the test proves nothing", tight.MaxRowsToRead)
+	}
+}
