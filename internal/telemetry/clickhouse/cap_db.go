@@ -50,8 +50,11 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 	}
 	rep := telemetry.DBReport{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
 	s := &sqlText{}
-	s.w("SELECT DISTINCT sys, stmt, summary, op, coll, raw FROM ")
+	// Grouped by the hash that names a raw operation (one fixed-size key per span) rather than
+	// DISTINCT over its five texts.
+	s.w("SELECT any(sys), any(stmt), any(summary), any(op), any(coll), raw FROM ")
 	b.dbFields(s, q, conv)
+	s.w(" GROUP BY raw")
 	var raws []uint64
 	var keyOf []uint32
 	var ops []conventions.DBOperation // per operation index (1-based in keyOf)

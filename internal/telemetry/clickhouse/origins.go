@@ -56,31 +56,49 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 		return "arrayFirst(x -> x != '', arrayMap((en, ea) -> if(en = 'exception', ea['" + key + "'], ''), `Events.Name`, `Events.Attributes`))"
 	}
 	// Step by step, each a named subquery of a WITH clause (flat: ClickHouse's parser took
-	// ~70 ms for this query written as nested subqueries),
-	// so no expression is written twice: rows, the traces' spans, one copy per span id (the
-	// newest, as a scan keeps it); g, the skeleton per trace; p, where a trace over the bound
-	// keeps no ids (all after then works on empty arrays), pidx, each span's parent position
-	// (0: no parent — no id, its own id, or not among the spans), and errs, the error spans'
-	// positions; l, levels, the k-th ancestor of each error span for k = 1..D (0 past a root:
-	// element 0 of an array is its default), D = the trace's size up to originMaxSteps, which
-	// covers every ancestor, cycles included, unless a walk is still going at the last level;
-	// o, marked, every span with an error below it (and 0), the origins (or, when all are
-	// marked, the earliest error span) and keep, the error spans and their ancestors.
-	q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, SpanName, ServiceName, StatusMessage, ",
-		"if(StatusCode = 'Error', ", exc("exception.message"), ", '') AS em, if(StatusCode = 'Error', ", exc("exception.type"), ", '') AS et, ",
-		"if(StatusCode = 'Error', ", a, "['error.type'], '') AS ert, if(ParentSpanId = '', ", a, ", map()) AS ra",
+	// ~70 ms for this query written as nested subqueries), so no expression is written twice:
+	// rows, the traces' spans, with the texts the folding reads only on error spans (it reads
+	// no text of the other spans it keeps); g1, every copy of every span per trace, as
+	// arrays; g, one copy per span id, the newest, picked inside each trace (a sort of the
+	// trace's few positions by id, then newest first, keeping the first of each id) instead
+	// of sorting every span of every failing trace, and the trace's root as
+	// telemetry.TraceRun reads it (the first root in scan order: newest start, then greatest
+	// span id); p, where a trace over the bound keeps no ids (all after then works on empty
+	// arrays), pidx, each span's parent position (0: no parent — no id, its own id, or not
+	// among the spans), and errs, the error spans' positions; l, levels, the k-th ancestor of
+	// each error span for k = 1..D (0 past a root: element 0 of an array is its default),
+	// D = the trace's size up to originMaxSteps, which covers every ancestor, cycles
+	// included, unless a walk is still going at the last level; o, marked, every span with an
+	// error below it (and 0), the origins (or, when all are marked, the earliest error span)
+	// and keep, the error spans and their ancestors.
+	errOnly := func(col string) string { return "if(StatusCode = 'Error', " + col + ", '')" }
+	q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, ",
+		errOnly("SpanName"), " AS nm1, ", errOnly("ServiceName"), " AS svc1, ", errOnly("StatusMessage"), " AS smsg1, ",
+		errOnly(exc("exception.message")), " AS em, ", errOnly(exc("exception.type")), " AS et, ",
+		errOnly(a+"['error.type']"), " AS ert, if(ParentSpanId = '', ", a, ", map()) AS ra",
 		" FROM ", b.traces, " WHERE ")
 	window(q, "Timestamp", within)
 	q.w(" AND TraceId GLOBAL IN ")
 	failing(q)
-	q.w(" ORDER BY Timestamp DESC, SpanId DESC LIMIT 1 BY TraceId, SpanId), ",
-		"g AS (SELECT TraceId, toUInt64(count()) AS n, groupArray(SpanId) AS ids0, groupArray(ParentSpanId) AS par, groupArray(StatusCode) AS code, ",
-		"groupArray(toUnixTimestamp64Nano(Timestamp)) AS st, groupArray(SpanName) AS nm, groupArray(ServiceName) AS svc, ",
-		"groupArray(StatusMessage) AS smsg, groupArray(em) AS emsg, groupArray(et) AS etyp, groupArray(ert) AS errt, ",
-		// The run of the trace, as telemetry.TraceRun reads it: the first root in scan order
-		// (newest start, then greatest span id).
-		"toUInt8(countIf(ParentSpanId = '') > 0) AS known, argMaxIf(ra, (Timestamp, SpanId), ParentSpanId = '') AS rootAttrs, max(Timestamp) AS newest",
-		" FROM rows GROUP BY TraceId ORDER BY newest DESC, TraceId LIMIT ", strconv.Itoa(limit+1), "), ",
+	cols := []struct{ from, copies, kept string }{
+		{"SpanId", "ids1", "ids0"}, {"ParentSpanId", "par1", "par"}, {"StatusCode", "code1", "code"},
+		{"toUnixTimestamp64Nano(Timestamp)", "st1", "st"}, {"nm1", "nm1", "nm"}, {"svc1", "svc1", "svc"},
+		{"smsg1", "smsg1", "smsg"}, {"em", "emsg1", "emsg"}, {"et", "etyp1", "etyp"}, {"ert", "errt1", "errt"},
+	}
+	q.w("), g1 AS (SELECT TraceId")
+	for _, c := range cols {
+		q.w(", groupArray(", c.from, ") AS ", c.copies)
+	}
+	q.w(", groupArray(ra) AS ra1, max(Timestamp) AS newest FROM rows GROUP BY TraceId ORDER BY newest DESC, TraceId LIMIT ", strconv.Itoa(limit+1), "), ",
+		"g AS (SELECT TraceId, newest, toUInt64(length(sel)) AS n")
+	for _, c := range cols {
+		q.w(", arrayMap(i -> ", c.copies, "[i], sel) AS ", c.kept)
+	}
+	q.w(", arrayFilter(i -> par1[i] = '', sel) AS roots, toUInt8(notEmpty(roots)) AS known, ",
+		// Element 0 (no root) of ra1 is its default, the empty map.
+		"ra1[arrayReverseSort(i -> (st1[i], ids1[i]), roots)[1]] AS rootAttrs ",
+		"FROM (SELECT *, arrayFilter((i, k) -> k = 1 OR ids1[byID[k - 1]] != ids1[i], byID, arrayEnumerate(byID)) AS sel ",
+		"FROM (SELECT *, arraySort(i -> (ids1[i], -st1[i]), arrayEnumerate(ids1)) AS byID FROM g1))), ",
 		// The run's id and domain are computed once per trace, on its root's attributes (per
 		// span, they cost more than the rest of the query on 10M spans).
 		"p AS (SELECT *, ", exec, " AS runExec, ", dom, " AS runDomain, if(n > ", maxSpans, ", CAST([] AS Array(String)), ids0) AS ids, ",
