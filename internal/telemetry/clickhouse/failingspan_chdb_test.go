@@ -28,9 +28,9 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 	tb := freshTables(t, e)
 	now := telemetrytest.Now
 	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
-	// Three days earlier: 200,000 spans (their own failing traces among them), in other
-	// partitions of the table.
-	if err := e.Exec(b10Spans(tb, 200_000, now.Add(-72*time.Hour))); err != nil {
+	// Three days earlier: 1,200,000 spans (their own failing traces among them), in other
+	// partitions of the table; the narrowing starts at a million spans.
+	if err := e.Exec(b10Spans(tb, 1_200_000, now.Add(-72*time.Hour))); err != nil {
 		t.Fatal(err)
 	}
 	span := func(trace, id, parent, name string, at time.Time, failed bool, exc string) telemetry.SpanRow {
@@ -78,9 +78,9 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 		}
 		return r
 	}
-	// Well under the 200,000 spans of the older days, above what the window's partition (4,003
-	// spans) and the lookup table (42,001 rows) hold.
-	tight := clickhouse.Options{MaxRowsToRead: 100_000}
+	// Under the 1,200,000 spans of the older days, above what the window's partition (4,003
+	// spans) and the lookup table (242,001 rows) hold.
+	tight := clickhouse.Options{MaxRowsToRead: 1_000_000}
 	narrowed := errorsOf(tight)
 	if narrowed.Scan.Limited {
 		t.Fatalf("the failing traces' reads went past the window's time: limited at %d rows", tight.MaxRowsToRead)

@@ -55,60 +55,77 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 	exc := func(key string) string {
 		return "arrayFirst(x -> x != '', arrayMap((en, ea) -> if(en = 'exception', ea['" + key + "'], ''), `Events.Name`, `Events.Attributes`))"
 	}
-	// Step by step, each a named subquery of a WITH clause (flat: ClickHouse's parser took
-	// ~70 ms for this query written as nested subqueries), so no expression is written twice:
-	// rows, the traces' spans, with the texts the folding reads only on error spans (it reads
-	// no text of the other spans it keeps); g1, every copy of every span per trace, as
-	// arrays; g, one copy per span id, the newest, picked inside each trace (a sort of the
-	// trace's few positions by id, then newest first, keeping the first of each id) instead
-	// of sorting every span of every failing trace, and the trace's root as
-	// telemetry.TraceRun reads it (the first root in scan order: newest start, then greatest
-	// span id); p, where a trace over the bound keeps no ids (all after then works on empty
-	// arrays), pidx, each span's parent position (0: no parent — no id, its own id, or not
-	// among the spans), and errs, the error spans' positions; l, levels, the k-th ancestor of
-	// each error span for k = 1..D (0 past a root: element 0 of an array is its default),
-	// D = the trace's size up to originMaxSteps, which covers every ancestor, cycles
-	// included, unless a walk is still going at the last level; o, marked, every span with an
-	// error below it (and 0), the origins (or, when all are marked, the earliest error span)
-	// and keep, the error spans and their ancestors.
+	// Step by step, each a named subquery of a WITH clause that names only the columns the
+	// next steps read (ClickHouse's analysis grows with the columns each step carries and with
+	// every alias it inlines: written as nested subqueries, or over SELECT *, this query took
+	// 100–200 ms to plan, longer than it ran on an hour of a million spans). rows: the traces'
+	// spans, with the texts the folding reads only on error spans (it reads no text of the
+	// other spans it keeps); g1: per trace, every copy of every span, as arrays (…1), and
+	// byID, their positions by span id, newest first; g: sel, one copy per span id (the first
+	// of each id in byID: the newest, as a scan keeps it), the kept arrays through it, and
+	// the trace's root as telemetry.TraceRun reads it (the first root in scan order: newest
+	// start, then greatest span id); p: the run's id and domain on the root's attributes,
+	// once per trace (per span, they cost more than the rest of the query on 10M spans); ids,
+	// empty for a trace over the bound (all after then works on empty arrays); pidx, each
+	// span's parent position (0: no parent — no id, its own id, or not among the spans); and
+	// errs, the error spans' positions; l: levels, the k-th ancestor of each error span for
+	// k = 1..D (0 past a root: element 0 of an array is its default), D = the trace's size up
+	// to originMaxSteps, which covers every ancestor, cycles included, unless a walk is still
+	// going at the last level; o: marked, every span with an error below it (and 0), the
+	// origins (or, when all are marked, the earliest error span) and keep, the error spans
+	// and their ancestors.
 	errOnly := func(col string) string { return "if(StatusCode = 'Error', " + col + ", '')" }
 	q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, ",
-		errOnly("SpanName"), " AS nm1, ", errOnly("ServiceName"), " AS svc1, ", errOnly("StatusMessage"), " AS smsg1, ",
-		errOnly(exc("exception.message")), " AS em, ", errOnly(exc("exception.type")), " AS et, ",
-		errOnly(a+"['error.type']"), " AS ert, if(ParentSpanId = '', ", a, ", map()) AS ra",
+		errOnly("SpanName"), " AS nm0, ", errOnly("ServiceName"), " AS svc0, ", errOnly("StatusMessage"), " AS smsg0, ",
+		errOnly(exc("exception.message")), " AS em0, ", errOnly(exc("exception.type")), " AS et0, ",
+		errOnly(a+"['error.type']"), " AS ert0, if(ParentSpanId = '', ", a, ", map()) AS ra0",
 		" FROM ", b.traces, " WHERE ")
 	window(q, "Timestamp", within)
 	q.w(" AND TraceId GLOBAL IN ")
 	failing(q)
 	cols := []struct{ from, copies, kept string }{
 		{"SpanId", "ids1", "ids0"}, {"ParentSpanId", "par1", "par"}, {"StatusCode", "code1", "code"},
-		{"toUnixTimestamp64Nano(Timestamp)", "st1", "st"}, {"nm1", "nm1", "nm"}, {"svc1", "svc1", "svc"},
-		{"smsg1", "smsg1", "smsg"}, {"em", "emsg1", "emsg"}, {"et", "etyp1", "etyp"}, {"ert", "errt1", "errt"},
+		{"toUnixTimestamp64Nano(Timestamp)", "st1", "st"}, {"nm0", "nm1", "nm"}, {"svc0", "svc1", "svc"},
+		{"smsg0", "smsg1", "smsg"}, {"em0", "emsg1", "emsg"}, {"et0", "etyp1", "etyp"}, {"ert0", "errt1", "errt"},
 	}
-	q.w("), g1 AS (SELECT TraceId")
+	// list writes the kept columns (as they are named after g) after the fixed ones.
+	list := func(fixed string) {
+		q.w(fixed)
+		for _, c := range cols {
+			q.w(", ", c.kept)
+		}
+	}
+	q.w("), g1 AS (SELECT TraceId, max(Timestamp) AS newest, groupArray(ra0) AS ra1")
 	for _, c := range cols {
 		q.w(", groupArray(", c.from, ") AS ", c.copies)
 	}
-	q.w(", groupArray(ra) AS ra1, max(Timestamp) AS newest FROM rows GROUP BY TraceId ORDER BY newest DESC, TraceId LIMIT ", strconv.Itoa(limit+1), "), ",
-		"g AS (SELECT TraceId, newest, toUInt64(length(sel)) AS n")
+	q.w(", arraySort(i -> (ids1[i], -st1[i]), arrayEnumerate(ids1)) AS byID FROM rows GROUP BY TraceId ORDER BY newest DESC, TraceId LIMIT ", strconv.Itoa(limit+1), "), ",
+		"g AS (SELECT TraceId, ra1")
+	for _, c := range cols {
+		q.w(", ", c.copies)
+	}
+	// sel is a column of g, not an alias the next step would write out in each of its uses.
+	q.w(", arrayFilter((i, k) -> k = 1 OR ids1[byID[k - 1]] != ids1[i], byID, arrayEnumerate(byID)) AS sel FROM g1), ",
+		"k AS (SELECT TraceId, toUInt64(length(sel)) AS n")
 	for _, c := range cols {
 		q.w(", arrayMap(i -> ", c.copies, "[i], sel) AS ", c.kept)
 	}
 	q.w(", arrayFilter(i -> par1[i] = '', sel) AS roots, toUInt8(notEmpty(roots)) AS known, ",
 		// Element 0 (no root) of ra1 is its default, the empty map.
-		"ra1[arrayReverseSort(i -> (st1[i], ids1[i]), roots)[1]] AS rootAttrs ",
-		"FROM (SELECT *, arrayFilter((i, k) -> k = 1 OR ids1[byID[k - 1]] != ids1[i], byID, arrayEnumerate(byID)) AS sel ",
-		"FROM (SELECT *, arraySort(i -> (ids1[i], -st1[i]), arrayEnumerate(ids1)) AS byID FROM g1))), ",
-		// The run's id and domain are computed once per trace, on its root's attributes (per
-		// span, they cost more than the rest of the query on 10M spans).
-		"p AS (SELECT *, ", exec, " AS runExec, ", dom, " AS runDomain, if(n > ", maxSpans, ", CAST([] AS Array(String)), ids0) AS ids, ",
+		"ra1[arrayReverseSort(i -> (st1[i], ids1[i]), roots)[1]] AS rootAttrs FROM g), p AS (")
+	list("SELECT TraceId, n, known")
+	q.w(", ", exec, " AS runExec, ", dom, " AS runDomain, if(n > ", maxSpans, ", CAST([] AS Array(String)), ids0) AS ids, ",
 		"arrayMap((pa, s) -> if(pa = '' OR pa = s, toUInt32(0), toUInt32(indexOf(ids, pa))), arrayResize(par, length(ids)), ids) AS pidx, ",
-		"arrayFilter((i, c) -> c = 'Error', arrayEnumerate(ids), arrayResize(code, length(ids))) AS errs FROM g), ",
-		"l AS (SELECT *, arrayFold((acc, k) -> arrayPushBack(acc, arrayMap(x -> pidx[x], acc[-1])), range(toUInt32(greatest(least(length(ids), ", steps, "), 1) - 1)), [arrayMap(x -> pidx[x], errs)]) AS levels FROM p), ",
-		"o AS (SELECT *, toUInt8(n > ", maxSpans, " OR (n > ", steps, " AND arraySum(levels[-1]) > 0)) AS unresolved, ",
-		"arrayDistinct(arrayFlatten(levels)) AS marked, arrayFilter(x -> NOT has(marked, x), errs) AS orig0, ",
+		"arrayFilter((i, c) -> c = 'Error', arrayEnumerate(ids), arrayResize(code, length(ids))) AS errs FROM k), l AS (")
+	list("SELECT TraceId, n, known, runExec, runDomain, ids, errs")
+	q.w(", arrayFold((acc, k) -> arrayPushBack(acc, arrayMap(x -> pidx[x], acc[-1])), range(toUInt32(greatest(least(length(ids), ", steps, "), 1) - 1)), [arrayMap(x -> pidx[x], errs)]) AS levels FROM p), m AS (")
+	list("SELECT TraceId, n, known, runExec, runDomain, ids, errs")
+	q.w(", toUInt8(n > ", maxSpans, " OR (n > ", steps, " AND arraySum(levels[-1]) > 0)) AS unresolved, ",
+		"arrayDistinct(arrayFlatten(levels)) AS marked FROM l), o AS (")
+	list("SELECT TraceId, n, known, runExec, runDomain, unresolved, ids")
+	q.w(", arrayFilter(x -> NOT has(marked, x), errs) AS orig0, ",
 		"if(empty(orig0) AND notEmpty(errs), [arraySort(x -> (st[x], ids[x]), errs)[1]], orig0) AS origins, ",
-		"if(unresolved = 1, CAST([] AS Array(UInt32)), arrayFilter(x -> x != 0, arrayDistinct(arrayConcat(errs, marked)))) AS keep FROM l) ",
+		"if(unresolved = 1, CAST([] AS Array(UInt32)), arrayFilter(x -> x != 0, arrayDistinct(arrayConcat(errs, marked)))) AS keep FROM m) ",
 		// One row per kept span (arrays of strings decode slowly in the client: 2 s for 40,000
 		// traces), or one row without a span (kk = 0) for a trace that keeps none.
 		"SELECT TraceId, n, known, runExec, runDomain, unresolved, toUInt64(length(keep)), kk, has(origins, kk), ",
