@@ -107,3 +107,58 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 		t.Errorf("without the lookup table the failing traces' reads stayed under %d rows: the table's older days were not read, so the test proves nothing", tight.MaxRowsToRead)
 	}
 }
+
+// The error records of a window's failing traces are read wherever they lie: a record written
+// before the window under a failing trace's origin still gives the occurrence its message,
+// and a records table that lies wholly in the window is read for the window only.
+func TestAFailingTracesRecordsAreFoldedWhereverTheyLie(t *testing.T) {
+	e := engine(t)
+	addr := front(t, e, nil)
+	tb := freshTables(t, e)
+	now := telemetrytest.Now
+	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
+	const trace, root, child = "6e0c63257de34c92bf9efcd03927272e", "30f067aa0ba902b7", "30f067aa0ba902b8"
+	at := now.Add(-30 * time.Minute)
+	if err := e.LoadSpans(tb, []telemetry.SpanRow{
+		{TraceID: trace, SpanID: root, Name: "POST /pay", Service: "checkout", Kind: telemetry.KindServer,
+			StartNs: at.UnixNano(), DurationNs: int64(time.Second), StatusCode: telemetry.CodeError, Attributes: conventions.Attributes{}},
+		{TraceID: trace, SpanID: child, ParentSpanID: root, Name: "charge", Service: "checkout", Kind: telemetry.KindClient,
+			StartNs: at.Add(time.Millisecond).UnixNano(), DurationNs: int64(time.Millisecond), StatusCode: telemetry.CodeError, Attributes: conventions.Attributes{}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	errorsOf := func() telemetry.ErrorReport {
+		t.Helper()
+		r, err := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil).Errors(context.Background(), telemetry.ErrorsQuery{Window: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	message := func(r telemetry.ErrorReport) string {
+		if r.Events != 1 || len(r.Groups) != 1 {
+			t.Fatalf("%d occurrences in %d groups, want the trace's one: %+v", r.Events, len(r.Groups), r.Groups)
+		}
+		return r.Groups[0].SampleMessage
+	}
+	if got := message(errorsOf()); got != "charge failed" {
+		t.Fatalf("without records the occurrence says %q, want the origin's name (charge failed)", got)
+	}
+	// The origin's record, stamped by a clock two minutes behind: before the window.
+	if err := e.LoadLogs(tb, []telemetry.LogRow{{TimeNs: w.StartMs*1e6 - int64(2*time.Minute), TraceID: trace, SpanID: child,
+		Service: "checkout", SeverityNumber: 17, SeverityText: "ERROR", Body: "card declined by issuer", Attributes: conventions.Attributes{}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := message(errorsOf()); got != "card declined by issuer" {
+		t.Errorf("with the origin's record before the window the occurrence says %q, want the record's body", got)
+	}
+	// A record in the window of another trace: the window's part alone would not find the
+	// failing trace's record, so the answer still needs the part outside.
+	if err := e.LoadLogs(tb, []telemetry.LogRow{{TimeNs: now.Add(-10 * time.Minute).UnixNano(), Service: "billing",
+		SeverityNumber: 9, SeverityText: "INFO", Body: "ok", Attributes: conventions.Attributes{}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := message(errorsOf()); got != "card declined by issuer" {
+		t.Errorf("beside a record in the window the occurrence says %q, want the record's body", got)
+	}
+}
