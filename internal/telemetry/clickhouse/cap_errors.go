@@ -20,7 +20,11 @@ func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, 
 	if err := b.ready(ctx); err != nil {
 		return telemetry.ErrorReport{}, false, err
 	}
-	occ, limited, scanned, err := b.occurrences(ctx, conv, q.Window)
+	at, err := b.extents(ctx)
+	if err != nil {
+		return telemetry.ErrorReport{}, false, err
+	}
+	occ, limited, scanned, err := b.occurrences(ctx, conv, q.Window, at)
 	if err != nil {
 		return telemetry.ErrorReport{}, false, err
 	}
@@ -37,7 +41,7 @@ func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, 
 // of other traces, two more: whether their trace failed anywhere, and its root. A trace the
 // origin query leaves unresolved (over its bounds) has its spans read for the Go rule. The
 // trace sets are GLOBAL subqueries, read once.
-func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions, w telemetry.Window) (list []telemetry.Occurrence, limited bool, scanned int64, err error) {
+func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, at tableExtents) (list []telemetry.Occurrence, limited bool, scanned int64, err error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
 	failingSub := func(q *sqlText) {
 		q.w("(SELECT TraceId FROM ", b.traces, " WHERE ")
@@ -47,11 +51,7 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	// The failing traces' origins; and, in a second query run at the same time, the error
 	// records of the window and those of the failing traces outside it — the second part only
 	// when the logs table holds records outside the window (the parts' metadata say).
-	spansAt, logsAt, known, err := b.extents(ctx)
-	if err != nil {
-		return nil, false, 0, err
-	}
-	within, err := b.failingSpan(ctx, w, failingSub, spansAt, known)
+	within, err := b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
 	if err != nil {
 		return nil, false, 0, err
 	}
@@ -61,7 +61,7 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	const logCols = "toUnixTimestamp64Nano(Timestamp) AS ns, TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body, LogAttributes, "
 	l.w("SELECT * FROM (SELECT ", logCols, "toUInt8(1) AS inWindow FROM ", b.logs, " WHERE ", errorLogExpr, " AND ")
 	window(l, "Timestamp", w)
-	if !known || !logsAt.within(w) {
+	if !at.known || !at.logs.within(w) {
 		// Two parts, not "in the window OR of a failing trace": ClickHouse reads the window's
 		// part through the partition and sort keys, and the rest without building the
 		// condition's OR for every record (771 against 189 + 269 ms on 2 M records).
@@ -211,7 +211,7 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	return list, limited, scanned, nil
 }
 
-// narrowMinSpans is the table size from which failingSpan narrows: below it, reading every
+// narrowMinSpans is the table size from which tracesSpan narrows: below it, reading every
 // TraceId of the table costs less than the small query that finds the traces' time (on a
 // million spans, ~30–60 ms against ~70 ms, most of it a query's fixed cost). Tests lower it
 // to narrow small tables.
@@ -229,49 +229,57 @@ func (x extent) within(w telemetry.Window) bool {
 	return x.rows == 0 || (x.oldest >= w.StartMs && x.newest < w.EndMs)
 }
 
+// tableExtents is what the metadata say of both tables; known is false when the server did not
+// answer within the read limit (then nothing is narrowed or left out).
+type tableExtents struct {
+	spans, logs extent
+	known       bool
+}
+
 // extents reads the traces and logs tables' extents in one query that ClickHouse answers from
-// the parts' metadata (min-max indexes, row counts), reading no rows. known is false when the
-// server did not answer it within the read limit.
-func (b *Backend) extents(ctx context.Context) (spans, logs extent, known bool, err error) {
+// the parts' metadata (min-max indexes, row counts), reading no rows.
+func (b *Backend) extents(ctx context.Context) (tableExtents, error) {
 	const of = "toInt64(intDiv(toUnixTimestamp64Nano(min(Timestamp)), 1000000)), toInt64(intDiv(toUnixTimestamp64Nano(max(Timestamp)), 1000000)), toUInt64(count())"
 	q := &sqlText{}
 	q.w("SELECT ", of, ", (SELECT tuple(", of, ") FROM ", b.logs, ") FROM ", b.traces)
+	var x tableExtents
 	limited, err := b.r.query(ctx, q, 1, func(rows driver.Rows) error {
 		var l []any
-		if err := rows.Scan(&spans.oldest, &spans.newest, &spans.rows, &l); err != nil {
+		if err := rows.Scan(&x.spans.oldest, &x.spans.newest, &x.spans.rows, &l); err != nil {
 			return err
 		}
 		var ok bool
 		if len(l) == 3 {
-			logs.oldest, ok = l[0].(int64)
+			x.logs.oldest, ok = l[0].(int64)
 			if ok {
-				logs.newest, ok = l[1].(int64)
+				x.logs.newest, ok = l[1].(int64)
 			}
 			if ok {
-				logs.rows, ok = l[2].(uint64)
+				x.logs.rows, ok = l[2].(uint64)
 			}
 		}
 		if !ok {
 			return fmt.Errorf("the logs table's extent came back as %v", l)
 		}
-		known = true
+		x.known = true
 		return nil
 	})
 	if err != nil || limited {
-		return extent{}, extent{}, false, err
+		return tableExtents{}, err
 	}
-	return spans, logs, known, nil
+	return x, nil
 }
 
-// failingSpan is the time the spans of the window's failing traces lie in, read from the
-// exporter's trace-id lookup table (its Start and End per trace and insert), so the read of
-// those traces' spans prunes partitions and granules outside it instead of reading every
-// TraceId of the table: a window of an hour in a table kept for days reads about that hour.
-// It is the zero window (no narrowing) when there is no lookup table, when the traces table
-// (its extent spans, known when the metadata answered) holds fewer than narrowMinSpans spans
-// or lies in the window already (the narrowing could only cost), or when the lookup table
-// does not know every failing trace (its rows could have been dropped by a shorter TTL).
-func (b *Backend) failingSpan(ctx context.Context, w telemetry.Window, failing func(*sqlText), spans extent, known bool) (telemetry.Window, error) {
+// tracesSpan is the time the spans of the traces in the subquery ids (written by ids) lie
+// in, read from the exporter's trace-id lookup table (its Start and End per trace and insert),
+// so a read of those traces' spans prunes partitions and granules outside it instead of
+// reading every TraceId of the table: a window of an hour in a table kept for days reads
+// about that hour. It is the zero window (no narrowing) when there is no lookup table, when
+// the traces table (its extent spans, known when the metadata answered) holds fewer than
+// narrowMinSpans spans or lies in the window w already (the narrowing could only cost), or
+// when the lookup table does not know every trace (its rows could have been dropped by a
+// shorter TTL).
+func (b *Backend) tracesSpan(ctx context.Context, w telemetry.Window, ids func(*sqlText), spans extent, known bool) (telemetry.Window, error) {
 	if !b.hasLookup.Load() || w == (telemetry.Window{}) || !known || spans.rows < narrowMinSpans || spans.within(w) {
 		return telemetry.Window{}, nil
 	}
@@ -279,9 +287,9 @@ func (b *Backend) failingSpan(ctx context.Context, w telemetry.Window, failing f
 	var start, end int64
 	q := &sqlText{}
 	q.w("SELECT toUInt64((SELECT uniqExact(TraceId) FROM ")
-	failing(q)
+	ids(q)
 	q.w(")), toUInt64(uniqExact(TraceId)), toInt64(toUnixTimestamp(min(Start))), toInt64(toUnixTimestamp(max(End))) FROM ", b.lookup, " WHERE TraceId GLOBAL IN ")
-	failing(q)
+	ids(q)
 	limited, err := b.r.query(ctx, q, 1, func(rows driver.Rows) error { return rows.Scan(&traces, &found, &start, &end) })
 	if err != nil || limited || traces == 0 || found < traces {
 		return telemetry.Window{}, err

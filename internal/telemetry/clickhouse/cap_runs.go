@@ -19,9 +19,10 @@ var (
 // runsSubquery writes a subquery of the window's runs — one row per root span (one copy per
 // trace and span id) — with telemetry.RunFromRoot's fields computed by ClickHouse: id, domain,
 // name, outcome, normalized status, start, duration, service, trace and error count (the
-// trace's error spans, one copy per span id, whenever they started; GLOBAL so a Distributed
-// table joins once).
-func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w telemetry.Window, svc string) {
+// trace's error spans, one copy per span id, whenever they started — read within errWithin,
+// the time the window's traces span (the zero window: the whole table); GLOBAL so a
+// Distributed table joins once).
+func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w telemetry.Window, svc string, errWithin telemetry.Window) {
 	const a = "SpanAttributes"
 	jobID := first(q, a, conv.JobKeys.IDKeys)
 	word := first(q, a, conv.JobKeys.StatusKeys)
@@ -41,17 +42,33 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 	if svc != "" {
 		service(q, svc)
 	}
-	// The error spans per trace, of every trace: far fewer than the window's roots, so the
-	// join's table is small, and no set of the window's trace ids is built to narrow it (a
-	// LEFT JOIN keeps only the roots' traces anyway).
+	// The error spans per trace, of every trace in the time the window's traces span: far
+	// fewer than the window's roots, so the join's table is small, and no set of the window's
+	// trace ids is built to narrow it (a LEFT JOIN keeps only the roots' traces anyway).
 	q.w(" LIMIT 1 BY TraceId, SpanId) AS r GLOBAL LEFT JOIN (SELECT TraceId, toUInt64(uniqExact(SpanId)) AS errors FROM ", b.traces,
-		" WHERE StatusCode = 'Error' GROUP BY TraceId) AS e ON e.TraceId = r.TraceId)")
+		" WHERE StatusCode = 'Error' AND ")
+	window(q, "Timestamp", errWithin)
+	q.w(" GROUP BY TraceId) AS e ON e.TraceId = r.TraceId)")
+}
+
+// rootsSpan is the time the traces of the window's runs (of service svc, when set) span, as
+// tracesSpan reads it: where their error spans are counted.
+func (b *Backend) rootsSpan(ctx context.Context, w telemetry.Window, svc string, at tableExtents) (telemetry.Window, error) {
+	return b.tracesSpan(ctx, w, func(q *sqlText) {
+		q.w("(SELECT TraceId FROM ", b.traces, " WHERE ")
+		window(q, "Timestamp", w)
+		q.w(" AND ParentSpanId = ''")
+		if svc != "" {
+			service(q, svc)
+		}
+		q.w(")")
+	}, at.spans, at.known)
 }
 
 // filteredRuns writes the window's runs of q's service, narrowed to q's domain and status:
 // the FROM of both the page and, past its end, the count.
-func (b *Backend) filteredRuns(s *sqlText, conv *conventions.Conventions, q telemetry.RunsQuery) {
-	b.runsSubquery(s, conv, q.Window, q.Service)
+func (b *Backend) filteredRuns(s *sqlText, conv *conventions.Conventions, q telemetry.RunsQuery, errWithin telemetry.Window) {
+	b.runsSubquery(s, conv, q.Window, q.Service, errWithin)
 	s.w(" WHERE 1")
 	if q.Domain != "" {
 		s.w(" AND domain = ", s.str(q.Domain))
@@ -68,9 +85,17 @@ func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *con
 		return telemetry.RunPage{}, false, err
 	}
 	page := telemetry.RunPage{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
+	at, err := b.extents(ctx)
+	if err != nil {
+		return telemetry.RunPage{}, false, err
+	}
+	errWithin, err := b.rootsSpan(ctx, q.Window, q.Service, at)
+	if err != nil {
+		return telemetry.RunPage{}, false, err
+	}
 	s := &sqlText{}
 	s.w("SELECT id, domain, name, outcome, status, ms, dur, service, trace, errors, count() OVER () FROM ")
-	b.filteredRuns(s, conv, q)
+	b.filteredRuns(s, conv, q, errWithin)
 	limit := cmp.Or(q.Limit, telemetry.DefaultRunsLimit)
 	s.w(" ORDER BY ms DESC, trace ASC, id ASC LIMIT ", strconv.Itoa(limit), " OFFSET ", strconv.Itoa(max(q.Offset, 0)))
 	var total uint64
@@ -93,7 +118,7 @@ func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *con
 		if q.Offset > 0 && !limited { // past the end: the total is still wanted
 			c := &sqlText{}
 			c.w("SELECT count() FROM ")
-			b.filteredRuns(c, conv, q)
+			b.filteredRuns(c, conv, q, errWithin)
 			n, err := b.count(ctx, c)
 			if err != nil {
 				return telemetry.RunPage{}, false, err
@@ -146,7 +171,12 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		return a
 	}
 	// Three independent parts, at once: spans and records per service (one query over both
-	// tables), the error occurrences, and runs per domain.
+	// tables), the error occurrences, and runs per domain; the tables' extents first, which
+	// say what the last two may leave unread.
+	at, err := b.extents(ctx)
+	if err != nil {
+		return telemetry.Status{}, false, err
+	}
 	var occ []telemetry.Occurrence
 	var occLimited, countsLimited, domainsLimited bool
 	var domains []telemetry.DomainActivity
@@ -169,7 +199,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		n, newest int64
 	}
 	var rows []svcCount
-	err := parallel(func() error {
+	err = parallel(func() error {
 		var err error
 		countsLimited, err = b.r.query(ctx, counts, 2*b.o.MaxGroups, func(r driver.Rows) error {
 			var c svcCount
@@ -184,14 +214,17 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		return err
 	}, func() error {
 		var err error
-		occ, occLimited, _, err = b.occurrences(ctx, conv, q.Window)
+		occ, occLimited, _, err = b.occurrences(ctx, conv, q.Window, at)
 		return err
 	}, func() error {
+		errWithin, err := b.rootsSpan(ctx, q.Window, q.Service, at)
+		if err != nil {
+			return err
+		}
 		s := &sqlText{}
 		s.w("SELECT domain, toInt64(count()), toInt64(countIf(status = 'error')), toInt64(max(ms)) FROM ")
-		b.runsSubquery(s, conv, q.Window, q.Service)
+		b.runsSubquery(s, conv, q.Window, q.Service, errWithin)
 		s.w(" GROUP BY domain")
-		var err error
 		domainsLimited, err = b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
 			var d telemetry.DomainActivity
 			if err := rows.Scan(&d.Domain, &d.SeenCount, &d.ErrorCount, &d.MostRecentMs); err != nil {

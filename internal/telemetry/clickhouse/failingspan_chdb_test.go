@@ -62,10 +62,15 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 	// whose clock put it before the window: the root is not an origin, and the child's
 	// occurrence is not the window's. Read only within the window, the root would be an
 	// origin, and the newest occurrence.
-	const skewed = "4bf92f3577b34da6a3ce929d0e0e4736"
+	const skewed, late = "4bf92f3577b34da6a3ce929d0e0e4736", "7c9d5a25c7afd746f6a12ce07ffc84a1"
 	rows = append(rows, span(skewed, "10f067aa0ba902b7", "", "POST /pay", at(time.Minute), true, ""),
 		span(skewed, "10f067aa0ba902b8", "10f067aa0ba902b7", "charge", at(62*time.Minute), true, "card expired"),
-		span("5b8efff798038103d269b633813fc60c", "20f067aa0ba902b7", "", "GET /cart", at(10*time.Minute), false, ""))
+		span("5b8efff798038103d269b633813fc60c", "20f067aa0ba902b7", "", "GET /cart", at(10*time.Minute), false, ""),
+		// late's root is fine and in the window; its child failed before the window: the run
+		// failed (its trace has an error span), which only a count of its trace's error spans
+		// wherever they lie can say.
+		span(late, "30f067aa0ba902b7", "", "GET /orders", at(30*time.Second), false, ""),
+		span(late, "30f067aa0ba902b8", "30f067aa0ba902b7", "load", at(65*time.Minute), true, ""))
 	if err := e.LoadSpans(tb, rows); err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +95,20 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 		t.Fatalf("errors of the hour: %d occurrences in %d groups (%+v); want %d, all card declined, none in the skewed trace (its origin lies before the window)",
 			narrowed.Events, len(narrowed.Groups), narrowed.Groups, failing)
 	}
+	// The runs of the hour: their error spans are counted within the time their traces span.
+	failedRuns := func(o clickhouse.Options) telemetry.RunPage {
+		t.Helper()
+		r, err := telemetry.NewEngine(open(t, addr, tb.Database, o), nil).Runs(ctx, telemetry.RunsQuery{Window: w, Status: telemetry.StatusError, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := failedRuns(tight); r.Scan.Limited || r.Total != failing+2 || len(r.Runs) != 1 || r.Runs[0].TraceID != late {
+		t.Fatalf("failed runs of the hour under the row limit: total %d, limited %v, newest %+v; want %d, the newest %s (failed before the window)",
+			r.Total, r.Scan.Limited, r.Runs, failing+2, late)
+	}
+	fullRuns := failedRuns(clickhouse.Options{})
 	full := errorsOf(clickhouse.Options{})
 	if diff := cmp.Diff(full, narrowed); diff != "" {
 		t.Errorf("the answer under the row limit differs from the unlimited one (-unlimited +limited):\n%s", diff)
@@ -102,6 +121,12 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 	whole := errorsOf(clickhouse.Options{})
 	if diff := cmp.Diff(full, whole); diff != "" {
 		t.Errorf("the answer read across the whole table differs (-narrowed +whole):\n%s", diff)
+	}
+	if diff := cmp.Diff(fullRuns, failedRuns(clickhouse.Options{})); diff != "" {
+		t.Errorf("the runs read across the whole table differ (-narrowed +whole):\n%s", diff)
+	}
+	if !failedRuns(tight).Scan.Limited {
+		t.Errorf("without the lookup table the runs' error spans stayed under %d rows read", tight.MaxRowsToRead)
 	}
 	if !errorsOf(tight).Scan.Limited {
 		t.Errorf("without the lookup table the failing traces' reads stayed under %d rows: the table's older days were not read, so the test proves nothing", tight.MaxRowsToRead)

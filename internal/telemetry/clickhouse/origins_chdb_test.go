@@ -216,11 +216,11 @@ func (ob *originBench) sqlOrigins(t *rapid.T, conv *conventions.Conventions, w t
 	// Each draw's traces lie in their own ten seconds of a table that holds every draw before
 	// it: the failing traces' reads are narrowed to their time where the tools would narrow
 	// them (every table, in the test that lowers narrowMinSpans).
-	spans, _, known, err := ob.b.extents(context.Background())
+	at, err := ob.b.extents(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	within, err := ob.b.failingSpan(context.Background(), w, failing, spans, known)
+	within, err := ob.b.tracesSpan(context.Background(), w, failing, at.spans, at.known)
 	if err != nil {
 		t.Fatal(err)
 	}
