@@ -135,7 +135,7 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 
 // The error records of a window's failing traces are read wherever they lie: a record written
 // before the window under a failing trace's origin still gives the occurrence its message,
-// and a records table that lies wholly in the window is read for the window only.
+// alone in the records table or beside records of the window (the table then spans both).
 func TestAFailingTracesRecordsAreFoldedWhereverTheyLie(t *testing.T) {
 	e := engine(t)
 	addr := front(t, e, nil)
