@@ -26,19 +26,22 @@ func (e *Engine) LastJob(ctx context.Context, q JobQuery) (JobResult, error) {
 	}
 	jobs := make([]JobResult, 0, len(b.Spans))
 	spanIDs := make([]string, 0, len(b.Spans))
+	starts := make([]int64, 0, len(b.Spans))
 	for i := range b.Spans {
 		if j, ok := JobFromSpan(e.conv, &b.Spans[i]); ok {
 			jobs = append(jobs, j)
-			spanIDs = append(spanIDs, b.Spans[i].SpanID)
+			spanIDs, starts = append(spanIDs, b.Spans[i].SpanID), append(starts, b.Spans[i].StartNs)
 		}
 	}
 	idx := make([]int, len(jobs))
 	for i := range idx {
 		idx[i] = i
 	}
-	// Stable: executions that tie (duplicates of a span) keep the order of the scan.
+	// Newest start first, at the precision the source keeps (a job run faster than a
+	// millisecond after another is still the later one), then span id. Stable: executions
+	// that tie (duplicates of a span) keep the order of the scan.
 	slices.SortStableFunc(idx, func(a, b int) int {
-		return cmp.Or(cmp.Compare(jobs[b].StartMs, jobs[a].StartMs), cmp.Compare(spanIDs[a], spanIDs[b]))
+		return cmp.Or(cmp.Compare(starts[b], starts[a]), cmp.Compare(spanIDs[a], spanIDs[b]))
 	})
 	return PickLastJob(jobs, idx, q, e.limits.MaxHints), nil
 }

@@ -20,8 +20,8 @@ func (b *Backend) jobWhere(s *sqlText, q telemetry.JobQuery, conv *conventions.C
 	s.w(" AND ", anyKey(s, "SpanAttributes", conv.JobKeys.IDKeys), " AND ", first(s, "SpanAttributes", conv.JobKeys.IDKeys), " != ''")
 }
 
-// startMs is the span start in Unix ms, the order PickLastJob uses (then span id).
-const startMs = "intDiv(toUnixTimestamp64Nano(Timestamp), 1000000)"
+// startNs is the span start in Unix ns, the order LastJob uses (then span id).
+const startNs = "toUnixTimestamp64Nano(Timestamp)"
 
 // FindLastJob implements telemetry.JobFinder: ClickHouse finds the newest matching job span
 // and the status of the same job's execution before it (both orderings as PickLastJob's); the
@@ -34,7 +34,7 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *c
 		return telemetry.JobResult{}, false, err
 	}
 	s := &sqlText{}
-	s.w("SELECT TraceId, SpanId, ", jobNameExpr(s, conv, "SpanAttributes"), " AS name, ", startMs, " AS ms")
+	s.w("SELECT TraceId, SpanId, ", jobNameExpr(s, conv, "SpanAttributes"), " AS name, ", startNs, " AS ns")
 	b.jobWhere(s, q, conv)
 	if q.JobID != "" {
 		s.w(" AND ", first(s, "SpanAttributes", conv.JobKeys.IDKeys), " = ", s.str(q.JobID))
@@ -42,13 +42,13 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *c
 	if q.JobName != "" {
 		s.w(" AND ", jobNameExpr(s, conv, "SpanAttributes"), " = ", s.str(q.JobName))
 	}
-	s.w(" ORDER BY ms DESC, SpanId ASC LIMIT 1")
+	s.w(" ORDER BY ns DESC, SpanId ASC LIMIT 1")
 	var trace, span, name string
-	var ms int64
+	var ns int64
 	found := false
 	if _, err := b.r.query(ctx, s, 1, func(rows driver.Rows) error {
 		found = true
-		return rows.Scan(&trace, &span, &name, &ms)
+		return rows.Scan(&trace, &span, &name, &ns)
 	}); err != nil {
 		return telemetry.JobResult{}, false, err
 	}
@@ -75,13 +75,14 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *c
 		return telemetry.JobResult{}, false, nil // the span left the window meanwhile: let the engine scan
 	}
 	p := &sqlText{}
-	p.w("SELECT ", jobStatusExpr(p, conv, "SpanAttributes"), ", ", startMs, " AS ms")
+	p.w("SELECT ", jobStatusExpr(p, conv, "SpanAttributes"), ", intDiv(", startNs, ", 1000000), ", startNs, " AS ns")
 	b.jobWhere(p, q, conv)
 	p.w(" AND ", jobNameExpr(p, conv, "SpanAttributes"), " = ", p.str(name),
-		" AND (", startMs, " < ", p.i64(ms), " OR (", startMs, " = ", p.i64(ms), " AND SpanId > ", p.str(span), "))",
-		" ORDER BY ms DESC, SpanId ASC LIMIT 1")
+		" AND (", startNs, " < ", p.i64(ns), " OR (", startNs, " = ", p.i64(ns), " AND SpanId > ", p.str(span), "))",
+		" ORDER BY ns DESC, SpanId ASC LIMIT 1")
 	_, err = b.r.query(ctx, p, 1, func(rows driver.Rows) error {
-		return rows.Scan(&res.Previous, &res.PreviousStartMs)
+		var at int64
+		return rows.Scan(&res.Previous, &res.PreviousStartMs, &at)
 	})
 	return res, err == nil, err
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
-// FindLastJob implements telemetry.JobFinder: the first job span in LastJob's order (start ms
+// FindLastJob implements telemetry.JobFinder: the first job span in LastJob's order (start
 // descending, then span id, ties in scan order) matching the query, and the next one after it
-// with the same job name, each found with an index seek for the newest start and a look at that
-// millisecond's spans; both are read with JobFromSpan.
+// with the same job name, each found with an index seek for the newest start and a look at the
+// spans starting at that instant; both are read with JobFromSpan.
 func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *conventions.Conventions) (telemetry.JobResult, bool, error) {
 	var res telemetry.JobResult
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
@@ -69,14 +69,13 @@ func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conven
 	}
 	job, _ := telemetry.JobFromSpan(conv, &found)
 	// The execution before it: the next span of the same job name in the order, whatever its
-	// id — later in its millisecond, else the first of an older one.
+	// id — later among those starting at the same instant, else the first of an older one.
 	sameName := jobs(job.JobName, false)
-	same := sameName(max(lo, pos.ms*1e6), min(hi, (pos.ms+1)*1e6))
-	same.add("(SpanId > ? OR (SpanId = ? AND (Timestamp < ? OR (Timestamp = ? AND Seq > ?))))",
-		pos.span, pos.span, pos.ns, pos.ns, pos.seq)
-	prev, _, ok, err := firstInMillisecond(ctx, tx, same)
+	same := sameName(pos.ns, pos.ns+1)
+	same.add("(SpanId > ? OR (SpanId = ? AND Seq > ?))", pos.span, pos.span, pos.seq)
+	prev, _, ok, err := firstAt(ctx, tx, same)
 	if err == nil && !ok {
-		prev, _, ok, err = firstJob(ctx, tx, sameName, lo, min(hi, pos.ms*1e6))
+		prev, _, ok, err = firstJob(ctx, tx, sameName, lo, min(hi, pos.ns))
 	}
 	if err != nil {
 		return telemetry.JobResult{}, err
@@ -93,12 +92,12 @@ type spansIn func(lo, hi int64) filter
 
 // jobPos is where a job span stands in LastJob's order.
 type jobPos struct {
-	ms, ns, seq int64
-	span        string
+	ns, seq int64
+	span    string
 }
 
-// firstJob returns the first job span of in(lo, hi) in LastJob's order: of the newest
-// millisecond holding one, the first in firstInMillisecond's order.
+// firstJob returns the first job span of in(lo, hi) in LastJob's order: of those starting at
+// the newest instant, the first in firstAt's order.
 func firstJob(ctx context.Context, tx *sql.Tx, in spansIn, lo, hi int64) (telemetry.SpanRow, jobPos, bool, error) {
 	if lo >= hi {
 		return telemetry.SpanRow{}, jobPos{}, false, nil
@@ -114,16 +113,15 @@ func firstJob(ctx context.Context, tx *sql.Tx, in spansIn, lo, hi int64) (teleme
 	case err != nil:
 		return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)
 	}
-	ms := telemetry.NsToMs(newest)
-	return firstInMillisecond(ctx, tx, in(max(lo, ms*1e6), min(hi, (ms+1)*1e6)))
+	return firstAt(ctx, tx, in(newest, newest+1))
 }
 
-// firstInMillisecond returns the first job span passing f (all within one millisecond) by span
-// id, then scan order.
-func firstInMillisecond(ctx context.Context, tx *sql.Tx, f filter) (telemetry.SpanRow, jobPos, bool, error) {
+// firstAt returns the first job span passing f (all starting at one instant) by span id, then
+// scan order.
+func firstAt(ctx context.Context, tx *sql.Tx, f filter) (telemetry.SpanRow, jobPos, bool, error) {
 	fields := telemetry.FieldAttributes | telemetry.FieldEvents
 	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+fieldColumns(fields, "SpanAttributes", "EventsJSON")+` FROM `+
-		TracesTable+f.where()+` ORDER BY SpanId, Timestamp DESC, Seq LIMIT 1`, f.args...)
+		TracesTable+f.where()+` ORDER BY SpanId, Seq LIMIT 1`, f.args...)
 	if err != nil {
 		return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)
 	}
@@ -138,5 +136,5 @@ func firstInMillisecond(ctx context.Context, tx *sql.Tx, f filter) (telemetry.Sp
 	if err != nil {
 		return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)
 	}
-	return r, jobPos{ms: telemetry.NsToMs(r.StartNs), ns: r.StartNs, seq: seq, span: r.SpanID}, true, nil
+	return r, jobPos{ns: r.StartNs, seq: seq, span: r.SpanID}, true, nil
 }
