@@ -75,14 +75,13 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *c
 		return telemetry.JobResult{}, false, nil // the span left the window meanwhile: let the engine scan
 	}
 	p := &sqlText{}
-	p.w("SELECT ", jobStatusExpr(p, conv, "SpanAttributes"), ", intDiv(", startNs, ", 1000000), ", startNs, " AS ns")
+	p.w("SELECT ", jobStatusExpr(p, conv, "SpanAttributes"), ", intDiv(", startNs, ", 1000000)")
 	b.jobWhere(p, q, conv)
 	p.w(" AND ", jobNameExpr(p, conv, "SpanAttributes"), " = ", p.str(name),
 		" AND (", startNs, " < ", p.i64(ns), " OR (", startNs, " = ", p.i64(ns), " AND SpanId > ", p.str(span), "))",
-		" ORDER BY ns DESC, SpanId ASC LIMIT 1")
+		" ORDER BY ", startNs, " DESC, SpanId ASC LIMIT 1")
 	_, err = b.r.query(ctx, p, 1, func(rows driver.Rows) error {
-		var at int64
-		return rows.Scan(&res.Previous, &res.PreviousStartMs, &at)
+		return rows.Scan(&res.Previous, &res.PreviousStartMs)
 	})
 	return res, err == nil, err
 }
