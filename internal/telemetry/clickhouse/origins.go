@@ -85,8 +85,10 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 	failing(q)
 	cols := []struct{ from, copies, kept string }{
 		{"SpanId", "ids1", "ids0"}, {"ParentSpanId", "par1", "par"}, {"StatusCode", "code1", "code"},
-		{"toUnixTimestamp64Nano(Timestamp)", "st1", "st"}, {"nm0", "nm1", "nm"}, {"svc0", "svc1", "svc"},
-		{"smsg0", "smsg1", "smsg"}, {"em0", "emsg1", "emsg"}, {"et0", "etyp1", "etyp"}, {"ert0", "errt1", "errt"},
+		{"toUnixTimestamp64Nano(Timestamp)", "st1", "st"},
+		// The texts travel as one array of tuples, not six arrays: each array is one more
+		// groupArray, arrayMap and column through every step for ClickHouse to analyze.
+		{"(nm0, svc0, smsg0, em0, et0, ert0)", "tx1", "tx"},
 	}
 	// list writes the kept columns (as they are named after g) after the fixed ones.
 	list := func(fixed string) {
@@ -129,7 +131,7 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 		// One row per kept span (arrays of strings decode slowly in the client: 2 s for 40,000
 		// traces), or one row without a span (kk = 0) for a trace that keeps none.
 		"SELECT TraceId, n, known, runExec, runDomain, unresolved, toUInt64(length(keep)), kk, has(origins, kk), ",
-		"ids[kk], par[kk], code[kk], st[kk], nm[kk], svc[kk], smsg[kk], emsg[kk], etyp[kk], errt[kk] ",
+		"ids[kk], par[kk], code[kk], st[kk], tx[kk].1, tx[kk].2, tx[kk].3, tx[kk].4, tx[kk].5, tx[kk].6 ",
 		"FROM o ARRAY JOIN if(empty(keep), [toUInt32(0)], keep) AS kk")
 }
 
