@@ -55,7 +55,7 @@ test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-clie
 	@# library named by CHDB_LIB_PATH when the test binary starts, hence its own build tag. It runs
 	@# without cgo as chdb-go intends (the race detector needs cgo, and a cgo binary that loaded
 	@# libchdb faults in the library's teardown at exit, after every test passed). The package
-	@# takes 6-12 minutes on 2 cores (the conformance suite runs four times over chDB), hence
+	@# takes 6-14 minutes on 2 cores (the conformance suite runs four times over chDB), hence
 	@# a bound with room for a slower machine.
 	CHDB_LIB_PATH="$$(.ci/install-chdb)" CGO_ENABLED=0 $(GO) test -tags chdb -count=1 -timeout 40m ./internal/telemetry/clickhouse/...
 	@# The real-client suite runs alone: its start-up bound measures Node clients, not a busy machine.

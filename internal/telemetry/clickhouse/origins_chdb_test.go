@@ -251,9 +251,7 @@ func (ob *originBench) sqlOrigins(t *rapid.T, conv *conventions.Conventions, w t
 func TestTheOriginRuleInClickHouseNamesTheSpansShapeTraceNames(t *testing.T) {
 	// The failing traces' reads are narrowed to their time however small the table, as the
 	// tools narrow them on large ones.
-	savedMin := narrowMinSpans
-	narrowMinSpans = 0
-	t.Cleanup(func() { narrowMinSpans = savedMin })
+	SetNarrowMinSpans(t, 0)
 	ob := newOriginBench(t)
 	conv, err := conventions.Preset("otel")
 	if err != nil {
