@@ -7,12 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/conformance"
+	"github.com/runlens/runlens/internal/gcpolicy"
 	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/server"
 )
@@ -23,10 +23,6 @@ const instructions = `runlens reads the running app's traces and logs, the works
 	`tools return nothing. Telemetry tools look back over window (15m, 2h, 1d) or from sinceUnixMs. Answers are ` +
 	`bounded: page.truncated means items were left out (follow page.nextCursor, or ask detail=full); ` +
 	`scan.limited means the data covered less than the window.`
-
-// serveMemoryLimit is the Go runtime's soft memory limit in a serve process: with SQLite's page
-// caches and the binary it keeps the process within B11's 64 MiB.
-const serveMemoryLimit = 40 << 20
 
 // serve runs the MCP server over stdio until EOF or a signal.
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -50,18 +46,10 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	// A serve process keeps a small live heap (about 2 MB) and answers many small calls; the
-	// default GC target would collect every few hundred calls and twice during start-up. A
-	// higher target trades a few MB of memory for fewer pauses on the agent's critical path.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	// That target multiplies whatever a telemetry call holds for a moment (the durations of a
-	// window, rows being shaped): measured under load, a serve process peaked at 107–116 MiB
-	// with a live heap of a few MiB. A soft limit makes the collector run earlier once the
-	// process holds that much, so it keeps the cheap idle path and a bounded peak.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(serveMemoryLimit)
-	}
+	// default GC target would collect every few hundred calls and twice during start-up. The
+	// higher target is bounded by a soft limit: measured under load, a serve process without it
+	// peaked at 107–116 MiB with a live heap of a few MiB.
+	gcpolicy.Serve()
 	a, err := openLenient(o, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "runlens: %v\n", err)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/runlens/runlens/internal/gcpolicy"
 )
 
 // syncBuffer is a bytes.Buffer the server's logger and the test may use at once.
@@ -68,7 +70,7 @@ func TestServeBoundsItsGoMemoryUnlessGOMEMLIMITIsSet(t *testing.T) {
 		name, env string
 		want      int64
 	}{
-		{"without GOMEMLIMIT the soft limit is serve's own", "", serveMemoryLimit},
+		{"without GOMEMLIMIT the soft limit is serve's own", "", gcpolicy.ServeLimit},
 		{"a GOMEMLIMIT of the user's is left alone", "1GiB", math.MaxInt64},
 	} {
 		t.Run(c.name, func(t *testing.T) {

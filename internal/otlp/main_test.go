@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/runlens/runlens/internal/gcpolicy"
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
@@ -41,10 +42,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// serveHelper serves a receiver on two loopback ports into the store at path, printing
-// "ADDR host:port" (OTLP/HTTP) and "GRPC host:port" (OTLP/gRPC) once both accept connections,
-// until SIGTERM (or SIGKILL).
+// serveHelper serves a receiver on two loopback ports into the store at path, with the GC
+// targets of runlens collect, printing "ADDR host:port" (OTLP/HTTP) and "GRPC host:port"
+// (OTLP/gRPC) once both accept connections, until SIGTERM (or SIGKILL).
 func serveHelper(path string) int {
+	gcpolicy.Ingest() // the GC targets of runlens collect, whose receiver this process stands for
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	if prof := os.Getenv(helperProfileEnv); prof != "" {

@@ -60,6 +60,68 @@ func BenchmarkIngest(b *testing.B) {
 	b.ReportMetric(float64(cpu.Microseconds())/spans, "cpu-µs/span")
 }
 
+// BenchmarkIngestAtLimit is B5's shape on a store at its size limit, as B11's collector runs
+// once its store is full: the store is first filled past MaxBytes (64 MiB), then each batch
+// committed is matched by pruning the oldest rows (Prune after every fourth batch, standing
+// for the background retention loop), so every span written is also a span deleted from
+// every index and subtracted from the rollups.
+func BenchmarkIngestAtLimit(b *testing.B) {
+	const senders, batchSpans, limit = 4, 512, 64 << 20
+	s := openTestStore(b, Options{MaxBytes: limit})
+	ctx := context.Background()
+	start := time.Now().Add(-2 * time.Hour)
+	var n uint64
+	for {
+		if _, _, err := s.IngestTraces(ctx, makeTraces("checkout", n, batchSpans, start)); err != nil {
+			b.Fatal(err)
+		}
+		n++
+		if used, err := s.usedBytes(ctx); err != nil {
+			b.Fatal(err)
+		} else if used > limit {
+			break
+		}
+	}
+	if pruned, err := s.Prune(ctx); err != nil || pruned == 0 {
+		b.Fatalf("the filled store must prune: %d rows, %v", pruned, err)
+	}
+	batches := make(chan uint64)
+	var wg sync.WaitGroup
+	var pruned int64
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range batches {
+				if _, _, err := s.IngestTraces(ctx, makeTraces("checkout", i, batchSpans, start)); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < b.N; i++ {
+		batches <- n + uint64(i)
+		if i%4 == 3 {
+			d, err := s.Prune(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pruned += d
+		}
+	}
+	close(batches)
+	wg.Wait()
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	spans := float64(b.N * batchSpans)
+	b.ReportMetric(spans/b.Elapsed().Seconds(), "spans/s")
+	b.ReportMetric(float64(cpu.Microseconds())/spans, "cpu-µs/span")
+	b.ReportMetric(float64(pruned)/spans, "pruned/span")
+}
+
 // cpuTime is the process's user plus system CPU time: on a shared machine it varies far less
 // than wall time, so it is the number to compare between runs.
 func cpuTime() time.Duration {

@@ -80,7 +80,8 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 	need := map[spanKey]bool{}
 	var pending []int
 	for i := range b.recs {
-		if r := &b.recs[i]; entry[i] && r.row.ParentSpanID != "" {
+		// A span that is an entry whatever arrives needs no stored parent.
+		if r := &b.recs[i]; entry[i] && !entryAlways(r.row) {
 			pending = append(pending, i)
 			need[spanKey{r.row.TraceID, r.row.ParentSpanID}] = true
 		}
@@ -95,19 +96,24 @@ func settleEntries(ctx context.Context, tx *sql.Tx, st *statements, b *spanBatch
 	if err != nil {
 		return nil, err
 	}
-	parents := func(k spanKey) []telemetry.SpanRow {
-		out := slices.Clone(stored[k])
-		for _, j := range inBatch[k] {
-			out = append(out, b.recs[j].row)
+	// entryWith is entryGiven over the stored and the batch's spans carrying s's parent id.
+	entryWith := func(s telemetry.SpanRow) bool {
+		k := spanKey{s.TraceID, s.ParentSpanID}
+		if !entryGiven(s, stored[k]) {
+			return false
 		}
-		return out
+		for _, j := range inBatch[k] {
+			if parentOfService(s, &b.recs[j].row) {
+				return false
+			}
+		}
+		return true
 	}
 	for _, i := range pending {
-		r := &b.recs[i]
-		entry[i] = entryGiven(r.row, parents(spanKey{r.row.TraceID, r.row.ParentSpanID}))
+		entry[i] = entryWith(b.recs[i].row)
 	}
 	for _, c := range children {
-		if !entryGiven(c.row, parents(spanKey{c.row.TraceID, c.row.ParentSpanID})) {
+		if !entryWith(c.row) {
 			settled = append(settled, c.seq)
 		}
 	}
@@ -187,14 +193,33 @@ func revisable(s telemetry.SpanRow, entry bool) bool {
 	if !entry || s.ParentSpanID == "" {
 		return false
 	}
-	parent := telemetry.SpanRow{TraceID: s.TraceID, SpanID: s.ParentSpanID, Service: s.Service, Kind: telemetry.KindInternal,
-		StatusCode: telemetry.CodeUnset}
-	return !entryGiven(s, []telemetry.SpanRow{parent})
+	return !entryAlways(s)
 }
 
-// entryGiven is ShapeTrace's entry flag of s given the spans carrying its parent's id.
+// entryAlways reports whether s is an entry span whatever else its trace holds: a server or
+// consumer span, one without a parent id, or one that names itself as its parent.
+func entryAlways(s telemetry.SpanRow) bool {
+	return telemetry.IsEntryKind(s.Kind) || s.ParentSpanID == "" || s.ParentSpanID == s.SpanID
+}
+
+// entryGiven is ShapeTrace's entry flag of s given the spans carrying its parent's id: an
+// entry unless one of them is of its own service. It is called for many spans of every batch,
+// so it reads the candidates in place instead of shaping a copy of them.
 func entryGiven(s telemetry.SpanRow, parents []telemetry.SpanRow) bool {
-	return telemetry.ShapeTrace(append([]telemetry.SpanRow{s}, parents...))[0].Entry
+	if entryAlways(s) {
+		return true
+	}
+	for i := range parents {
+		if parentOfService(s, &parents[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// parentOfService reports whether p is a parent of s in s's own service.
+func parentOfService(s telemetry.SpanRow, p *telemetry.SpanRow) bool {
+	return p.SpanID == s.ParentSpanID && p.Service == s.Service
 }
 
 // storedSpan is a stored span as the trace-level code reads it: enough of the row for
@@ -531,10 +556,27 @@ func settleDeleted(ctx context.Context, tx *sql.Tx, st *statements, d *deletedRo
 	if len(d.traces) == 0 {
 		return nil
 	}
+	// A prune deletes the oldest rows, so most of the traces it touches go whole: those have
+	// no span left whose entry flag or occurrence could change, and cost one seek here
+	// instead of three queries each.
+	left := map[string]bool{}
+	err := inChunks(ctx, d.traces, tx.StmtContext(ctx, st.tracesWithSpans), tx.StmtContext(ctx, st.tracesWithSpansFew),
+		func(rows *sql.Rows) error {
+			var t string
+			err := rows.Scan(&t)
+			left[t] = true
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("find the pruned traces' remaining spans: %w", err)
+	}
 	var lostErrors []string
 	for _, t := range d.traces {
 		if d.errors[t] {
 			lostErrors = append(lostErrors, t)
+		}
+		if !left[t] {
+			continue
 		}
 		if len(d.ids[t]) > 0 {
 			if err := settleOrphans(ctx, tx, st, t, d.ids[t]); err != nil {

@@ -124,6 +124,9 @@ type statements struct {
 	storedFewErrorTraces *sql.Stmt
 	revisable            *sql.Stmt
 	revisableFew         *sql.Stmt
+	// Which traces still have a stored span (after a prune's delete).
+	tracesWithSpans    *sql.Stmt
+	tracesWithSpansFew *sql.Stmt
 	markTraceErrored     *sql.Stmt
 	markFewTraceErrored  *sql.Stmt
 	markLogsFailing      *sql.Stmt
@@ -199,6 +202,7 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 	}
 	exists(&st.storedErrorTraces, &st.storedFewErrorTraces, "otel_traces_error_traces", "IsError = 1")
 	exists(&st.revisable, &st.revisableFew, "otel_traces_revisable", "EntryRevisable = 1")
+	exists(&st.tracesWithSpans, &st.tracesWithSpansFew, "otel_traces_trace_span", "true")
 	both(&st.markTraceErrored, &st.markFewTraceErrored,
 		`UPDATE `+TracesTable+` SET TraceErrored = 1, RunErrored = (COALESCE(RunVerdict, 0) >> 1) & 1
 		WHERE IsRoot = 1 AND TraceErrored = 0 AND TraceId IN `,
