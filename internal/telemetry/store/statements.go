@@ -124,13 +124,13 @@ type statements struct {
 	storedFewErrorTraces *sql.Stmt
 	revisable            *sql.Stmt
 	revisableFew         *sql.Stmt
+	markTraceErrored     *sql.Stmt
+	markFewTraceErrored  *sql.Stmt
+	markLogsFailing      *sql.Stmt
+	markFewLogsFailing   *sql.Stmt
 	// Which traces still have a stored span (after a prune's delete).
-	tracesWithSpans     *sql.Stmt
-	tracesWithSpansFew  *sql.Stmt
-	markTraceErrored    *sql.Stmt
-	markFewTraceErrored *sql.Stmt
-	markLogsFailing     *sql.Stmt
-	markFewLogsFailing  *sql.Stmt
+	tracesWithSpans    *sql.Stmt
+	tracesWithSpansFew *sql.Stmt
 	// The reshape of a trace's occurrences (shape.go): its spans and error records, and the
 	// update of one span's occurrence.
 	loadTrace       *sql.Stmt
