@@ -27,35 +27,46 @@ import (
 // each call returning after its batch committed. Its numbers before and after the derived
 // columns and rollups are in BENCH.md.
 func BenchmarkIngest(b *testing.B) {
-	const senders, batchSpans = 4, 512
 	s := openTestStore(b, Options{})
-	ctx := context.Background()
 	start := time.Now().Add(-2 * time.Hour)
-	batches := make(chan uint64)
-	var wg sync.WaitGroup
 	b.ResetTimer()
 	cpu0 := cpuTime()
-	for range senders {
+	send, wait := benchSenders(b, s, start)
+	for i := 0; i < b.N; i++ {
+		send <- uint64(i)
+	}
+	close(send)
+	wait()
+	b.StopTimer()
+	reportIngest(b, cpuTime()-cpu0)
+}
+
+// b5BatchSpans and b5Senders are B5's shape at the store boundary.
+const b5BatchSpans, b5Senders = 512, 4
+
+// benchSenders starts B5's senders: each batch number sent is one makeTraces batch, ingested
+// by one of four goroutines. wait returns once the channel is closed and every batch committed.
+func benchSenders(b *testing.B, s *Store, start time.Time) (send chan<- uint64, wait func()) {
+	batches := make(chan uint64)
+	var wg sync.WaitGroup
+	for range b5Senders {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for n := range batches {
-				td := makeTraces("checkout", n, batchSpans, start)
-				if _, _, err := s.IngestTraces(ctx, td); err != nil {
+				if _, _, err := s.IngestTraces(context.Background(), makeTraces("checkout", n, b5BatchSpans, start)); err != nil {
 					b.Error(err)
 					return
 				}
 			}
 		}()
 	}
-	for i := 0; i < b.N; i++ {
-		batches <- uint64(i)
-	}
-	close(batches)
-	wg.Wait()
-	b.StopTimer()
-	cpu := cpuTime() - cpu0
-	spans := float64(b.N * batchSpans)
+	return batches, wg.Wait
+}
+
+// reportIngest reports the rate and the process's CPU time per span of b.N batches.
+func reportIngest(b *testing.B, cpu time.Duration) {
+	spans := float64(b.N * b5BatchSpans)
 	b.ReportMetric(spans/b.Elapsed().Seconds(), "spans/s")
 	b.ReportMetric(float64(cpu.Microseconds())/spans, "cpu-µs/span")
 }
@@ -66,13 +77,13 @@ func BenchmarkIngest(b *testing.B) {
 // for the background retention loop), so every span written is also a span deleted from
 // every index and subtracted from the rollups.
 func BenchmarkIngestAtLimit(b *testing.B) {
-	const senders, batchSpans, limit = 4, 512, 64 << 20
+	const limit = 64 << 20
 	s := openTestStore(b, Options{MaxBytes: limit})
 	ctx := context.Background()
 	start := time.Now().Add(-2 * time.Hour)
 	var n uint64
 	for {
-		if _, _, err := s.IngestTraces(ctx, makeTraces("checkout", n, batchSpans, start)); err != nil {
+		if _, _, err := s.IngestTraces(ctx, makeTraces("checkout", n, b5BatchSpans, start)); err != nil {
 			b.Fatal(err)
 		}
 		n++
@@ -85,25 +96,12 @@ func BenchmarkIngestAtLimit(b *testing.B) {
 	if pruned, err := s.Prune(ctx); err != nil || pruned == 0 {
 		b.Fatalf("the filled store must prune: %d rows, %v", pruned, err)
 	}
-	batches := make(chan uint64)
-	var wg sync.WaitGroup
 	var pruned int64
 	b.ResetTimer()
 	cpu0 := cpuTime()
-	for range senders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range batches {
-				if _, _, err := s.IngestTraces(ctx, makeTraces("checkout", i, batchSpans, start)); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
+	send, wait := benchSenders(b, s, start)
 	for i := 0; i < b.N; i++ {
-		batches <- n + uint64(i)
+		send <- n + uint64(i)
 		if i%4 == 3 {
 			d, err := s.Prune(ctx)
 			if err != nil {
@@ -112,14 +110,11 @@ func BenchmarkIngestAtLimit(b *testing.B) {
 			pruned += d
 		}
 	}
-	close(batches)
-	wg.Wait()
+	close(send)
+	wait()
 	b.StopTimer()
-	cpu := cpuTime() - cpu0
-	spans := float64(b.N * batchSpans)
-	b.ReportMetric(spans/b.Elapsed().Seconds(), "spans/s")
-	b.ReportMetric(float64(cpu.Microseconds())/spans, "cpu-µs/span")
-	b.ReportMetric(float64(pruned)/spans, "pruned/span")
+	reportIngest(b, cpuTime()-cpu0)
+	b.ReportMetric(float64(pruned)/float64(b.N*b5BatchSpans), "pruned/span")
 }
 
 // cpuTime is the process's user plus system CPU time: on a shared machine it varies far less
