@@ -190,10 +190,7 @@ func revisableBelow(ctx context.Context, q queryer, keys []spanKey) ([]storedSpa
 // of its trace arrives: it is one, it has a parent id, and a parent of its own service would
 // make it none (a server span, or a self-parented one, stays an entry whatever arrives).
 func revisable(s telemetry.SpanRow, entry bool) bool {
-	if !entry || s.ParentSpanID == "" {
-		return false
-	}
-	return !entryAlways(s)
+	return entry && !entryAlways(s)
 }
 
 // entryAlways reports whether s is an entry span whatever else its trace holds: a server or
