@@ -30,7 +30,8 @@ type Options struct {
 // The request mix: how many requests of each kind, and how many of them fail. There are
 // enough searches that the slow statement's total time stays well above the point reads' on a
 // busy machine too, where every short statement's round trip stretches far more than the
-// search's own work does (with 30, a loaded run measured 1.70 s against 0.96 s; with 90, 6.6–6.8 s against 1.8–1.9 s).
+// search's own work does: with 30, a loaded run measured 1.70 s against 0.96 s; with 90,
+// 6.6–6.9 s against 1.8–2.6 s.
 const (
 	ordersRequests    = 120
 	ordersNotFound    = 12
