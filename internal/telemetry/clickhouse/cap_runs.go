@@ -22,7 +22,11 @@ var (
 // trace's error spans, one copy per span id, whenever they started — read within errWithin,
 // the time the window's traces span (the zero window: the whole table); GLOBAL so a
 // Distributed table joins once).
-func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w telemetry.Window, svc string, errWithin telemetry.Window) {
+//
+// With page set, only the roots of those traces are read, and the join counts every span and
+// error span of each of them across the table (a column spans besides errors): the traces are
+// few, so the trace-id bloom filter finds them without a read of the window.
+func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w telemetry.Window, svc string, errWithin telemetry.Window, page []string) {
 	const a = "SpanAttributes"
 	jobID := first(q, a, conv.JobKeys.IDKeys)
 	word := first(q, a, conv.JobKeys.StatusKeys)
@@ -33,7 +37,13 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 		"if(", jobID, " != '' AND ", jobName, " != '', ", jobName, ", SpanName) AS name, ",
 		"if(", jobID, " != '', if(", trimmed(word), " != '', ", trimmed(word), ", ", trimmed(outcome), "), if(", word, " != '', ", word, ", ", outcome, ")) AS outcome, ",
 		normalizeStatusExpr(q, conv, word, "StatusCode = 'Error' OR errors > 0", "if("+jobID+" != '', "+exitCodeExpr(q, conv, a)+", NULL)"), " AS status, ",
-		"intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) AS ms, toUInt64(Duration) AS dur, ServiceName AS service, r.TraceId AS trace, errors",
+		"intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) AS ms, toUInt64(Duration) AS dur, ServiceName AS service, r.TraceId AS trace, errors")
+	var traces string
+	if page != nil {
+		traces = q.strs(page)
+		q.w(", spans")
+	}
+	q.w(
 		// Only the columns the expressions read go through LIMIT BY (SELECT * would carry every
 		// column of every root through the deduplication).
 		" FROM (SELECT TraceId, SpanId, SpanName, StatusCode, Timestamp, Duration, ServiceName, SpanAttributes FROM ", b.traces, " WHERE ")
@@ -41,6 +51,12 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 	q.w(" AND ParentSpanId = ''")
 	if svc != "" {
 		service(q, svc)
+	}
+	if page != nil {
+		q.w(" AND TraceId IN ", traces, " LIMIT 1 BY TraceId, SpanId) AS r GLOBAL LEFT JOIN (SELECT TraceId, ",
+			"toUInt64(uniqExactIf(SpanId, StatusCode = 'Error')) AS errors, toUInt64(uniqExact(SpanId)) AS spans FROM ", b.traces,
+			" WHERE TraceId IN ", traces, " GROUP BY TraceId) AS e ON e.TraceId = r.TraceId)")
+		return
 	}
 	// The error spans per trace, of every trace in the time the window's traces span: far
 	// fewer than the window's roots, so the join's table is small, and no set of the window's
@@ -68,7 +84,7 @@ func (b *Backend) rootsSpan(ctx context.Context, w telemetry.Window, svc string,
 // filteredRuns writes the window's runs of q's service, narrowed to q's domain and status:
 // the FROM of both the page and, past its end, the count.
 func (b *Backend) filteredRuns(s *sqlText, conv *conventions.Conventions, q telemetry.RunsQuery, errWithin telemetry.Window) {
-	b.runsSubquery(s, conv, q.Window, q.Service, errWithin)
+	b.runsSubquery(s, conv, q.Window, q.Service, errWithin, nil)
 	s.w(" WHERE 1")
 	if q.Domain != "" {
 		s.w(" AND domain = ", s.str(q.Domain))
@@ -85,6 +101,12 @@ func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *con
 		return telemetry.RunPage{}, false, err
 	}
 	page := telemetry.RunPage{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
+	if q.Domain == "" && q.Status == "" {
+		p, ok, err := b.newestRuns(ctx, q, conv, page)
+		if err != nil || ok {
+			return p, true, err
+		}
+	}
 	at, err := b.extents(ctx)
 	if err != nil {
 		return telemetry.RunPage{}, false, err
@@ -150,6 +172,88 @@ func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *con
 	for i := range page.Runs {
 		page.Runs[i].SpanCount = counts[page.Runs[i].TraceID]
 	}
+	return page, true, nil
+}
+
+// maxLazyRuns bounds the page end (offset + limit) newestRuns answers: past it the candidates
+// it reads first are no longer few.
+const maxLazyRuns = 1000
+
+// newestRuns answers a page of runs filtered by nothing but the service without computing the
+// fields of every run of the window (its ids, domains and statuses read the roots'
+// attributes, and the copies of roots are dropped by a single-threaded LIMIT BY: 1.5–1.9 s
+// over a day of 10 M spans). The first query reads only the roots' trace id, span id and
+// start: the window's roots counted once per trace and span id (the total), and the newest
+// ones, as many rows as the page ends at with the rows tied with the last in (ms, trace) —
+// every run the page can hold, unless copies of roots took their places (then ok is false
+// and the caller computes the page as for a filter). The second computes the page's runs
+// from those traces alone, with their span and error counts. A run beyond the candidates
+// sorts after all of them, so it cannot reach the page.
+func (b *Backend) newestRuns(ctx context.Context, q telemetry.RunsQuery, conv *conventions.Conventions, page telemetry.RunPage) (telemetry.RunPage, bool, error) {
+	limit := cmp.Or(q.Limit, telemetry.DefaultRunsLimit)
+	offset := max(q.Offset, 0)
+	end := offset + limit
+	if end > maxLazyRuns {
+		return page, false, nil
+	}
+	roots := func(c *sqlText) {
+		c.w(" FROM ", b.traces, " WHERE ")
+		window(c, "Timestamp", q.Window)
+		c.w(" AND ParentSpanId = ''")
+		if q.Service != "" {
+			service(c, q.Service)
+		}
+	}
+	c := &sqlText{}
+	c.w("SELECT TraceId, SpanId, (SELECT toUInt64(uniqExact(TraceId, SpanId))")
+	roots(c)
+	c.w(")")
+	roots(c)
+	c.w(" ORDER BY intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) DESC, TraceId ASC LIMIT ", strconv.Itoa(end), " WITH TIES")
+	type key struct{ trace, span string }
+	seen, ofTrace := map[key]bool{}, map[string]bool{}
+	var traces []string
+	var total uint64
+	limited, err := b.r.query(ctx, c, 4*maxLazyRuns, func(rows driver.Rows) error {
+		var k key
+		if err := rows.Scan(&k.trace, &k.span, &total); err != nil {
+			return err
+		}
+		if !seen[k] {
+			seen[k] = true
+			if !ofTrace[k.trace] {
+				ofTrace[k.trace] = true
+				traces = append(traces, k.trace)
+			}
+		}
+		return nil
+	})
+	if err != nil || limited || uint64(len(seen)) < min(uint64(end), total) {
+		return page, false, err
+	}
+	page.Total, page.Scan.Scanned = int(min(total, 1<<62)), int64(min(total, 1<<62))
+	if offset >= len(seen) {
+		return page, true, nil
+	}
+	s := &sqlText{}
+	s.w("SELECT id, domain, name, outcome, status, ms, dur, service, trace, errors, spans FROM ")
+	b.runsSubquery(s, conv, q.Window, q.Service, telemetry.Window{}, traces)
+	s.w(" ORDER BY ms DESC, trace ASC, id ASC LIMIT ", strconv.Itoa(limit), " OFFSET ", strconv.Itoa(offset))
+	limited, err = b.r.query(ctx, s, limit, func(rows driver.Rows) error {
+		var r telemetry.RunSummary
+		var dur, errs, spans uint64
+		if err := rows.Scan(&r.ID, &r.Domain, &r.Name, &r.Outcome, &r.Status, &r.StartMs, &dur, &r.Service, &r.TraceID, &errs, &spans); err != nil {
+			return err
+		}
+		r.DurationMs, r.HasDuration = telemetry.Ms(int64(min(dur, 1<<63-1))), true
+		r.Service, r.ErrorCount, r.SpanCount = telemetry.ServiceOf(r.Service), int64(errs), int64(min(spans, 1<<62))
+		page.Runs = append(page.Runs, r)
+		return nil
+	})
+	if err != nil {
+		return telemetry.RunPage{}, false, err
+	}
+	page.Scan.Limited = limited
 	return page, true, nil
 }
 
@@ -223,7 +327,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		}
 		s := &sqlText{}
 		s.w("SELECT domain, toInt64(count()), toInt64(countIf(status = 'error')), toInt64(max(ms)) FROM ")
-		b.runsSubquery(s, conv, q.Window, q.Service, errWithin)
+		b.runsSubquery(s, conv, q.Window, q.Service, errWithin, nil)
 		s.w(" GROUP BY domain")
 		domainsLimited, err = b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
 			var d telemetry.DomainActivity
