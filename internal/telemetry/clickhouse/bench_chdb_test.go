@@ -94,6 +94,11 @@ func BenchmarkB10(b *testing.B) {
 			}
 		}
 	}
+	// RUNLENS_B10_TOOLS and RUNLENS_B10_WINDOWS (comma-separated; empty: all) narrow the cases.
+	only := func(env, name string) bool {
+		v := os.Getenv(env)
+		return v == "" || slices.Contains(strings.Split(v, ","), name)
+	}
 	iters := 10
 	if v, err := strconv.Atoi(os.Getenv("RUNLENS_BENCH_ITERS")); err == nil && v > 0 {
 		iters = v
@@ -129,6 +134,9 @@ func BenchmarkB10(b *testing.B) {
 			name string
 			d    time.Duration
 		}{{"1h", time.Hour}, {"24h", 24 * time.Hour}} {
+			if !only("RUNLENS_B10_WINDOWS", win.name) {
+				continue
+			}
 			w := telemetry.Window{StartMs: end.Add(-win.d).UnixMilli(), EndMs: end.UnixMilli()}
 			failed, err := src.Runs(ctx, telemetry.RunsQuery{Window: w, Status: telemetry.StatusError, Limit: 1})
 			if err != nil || len(failed.Runs) == 0 {
@@ -168,6 +176,9 @@ func BenchmarkB10(b *testing.B) {
 				}},
 			}
 			for _, c := range cases {
+				if !only("RUNLENS_B10_TOOLS", c.tool) {
+					continue
+				}
 				lat := make([]time.Duration, 0, iters)
 				var slat []time.Duration
 				limited := false
@@ -263,7 +274,7 @@ func (p *profile) report(wall time.Duration) string {
 	for _, x := range p.queries {
 		pre, q = pre+x.prelude, q+x.query
 		sql := strings.Join(strings.Fields(x.sql), " ")
-		if len(sql) > 160 {
+		if len(sql) > 160 && os.Getenv("RUNLENS_B10_PROFILE") != "full" {
 			sql = sql[:160] + "…"
 		}
 		fmt.Fprintf(&lines, "\n    params %5.1f ms, query %6.1f ms: %s", ms(x.prelude), ms(x.query), sql)
