@@ -23,10 +23,12 @@ var (
 // the time the window's traces span (the zero window: the whole table); GLOBAL so a
 // Distributed table joins once).
 //
-// With page set, only the roots of those traces are read, and the join counts every span and
+// With o.page set, only the roots of those traces are read, and the join counts every span and
 // error span of each of them across the table (a column spans besides errors): the traces are
-// few, so the trace-id bloom filter finds them without a read of the window.
-func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w telemetry.Window, svc string, errWithin telemetry.Window, page []string) {
+// few, so the trace-id bloom filter finds them without a read of the window. With o.copies,
+// copies of a root are not dropped: for a caller that knows there are none.
+func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w telemetry.Window, svc string, errWithin telemetry.Window, o runsOf) {
+	page := o.page
 	const a = "SpanAttributes"
 	jobID := first(q, a, conv.JobKeys.IDKeys)
 	word := first(q, a, conv.JobKeys.StatusKeys)
@@ -61,10 +63,19 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 	// The error spans per trace, of every trace in the time the window's traces span: far
 	// fewer than the window's roots, so the join's table is small, and no set of the window's
 	// trace ids is built to narrow it (a LEFT JOIN keeps only the roots' traces anyway).
-	q.w(" LIMIT 1 BY TraceId, SpanId) AS r GLOBAL LEFT JOIN (SELECT TraceId, toUInt64(uniqExact(SpanId)) AS errors FROM ", b.traces,
+	if !o.copies {
+		q.w(" LIMIT 1 BY TraceId, SpanId")
+	}
+	q.w(") AS r GLOBAL LEFT JOIN (SELECT TraceId, toUInt64(uniqExact(SpanId)) AS errors FROM ", b.traces,
 		" WHERE StatusCode = 'Error' AND ")
 	window(q, "Timestamp", errWithin)
 	q.w(" GROUP BY TraceId) AS e ON e.TraceId = r.TraceId)")
+}
+
+// runsOf narrows runsSubquery.
+type runsOf struct {
+	page   []string
+	copies bool
 }
 
 // rootsSpan is the time the traces of the window's runs (of service svc, when set) span, as
@@ -84,7 +95,7 @@ func (b *Backend) rootsSpan(ctx context.Context, w telemetry.Window, svc string,
 // filteredRuns writes the window's runs of q's service, narrowed to q's domain and status:
 // the FROM of both the page and, past its end, the count.
 func (b *Backend) filteredRuns(s *sqlText, conv *conventions.Conventions, q telemetry.RunsQuery, errWithin telemetry.Window) {
-	b.runsSubquery(s, conv, q.Window, q.Service, errWithin, nil)
+	b.runsSubquery(s, conv, q.Window, q.Service, errWithin, runsOf{})
 	s.w(" WHERE 1")
 	if q.Domain != "" {
 		s.w(" AND domain = ", s.str(q.Domain))
@@ -237,7 +248,7 @@ func (b *Backend) newestRuns(ctx context.Context, q telemetry.RunsQuery, conv *c
 	}
 	s := &sqlText{}
 	s.w("SELECT id, domain, name, outcome, status, ms, dur, service, trace, errors, spans FROM ")
-	b.runsSubquery(s, conv, q.Window, q.Service, telemetry.Window{}, traces)
+	b.runsSubquery(s, conv, q.Window, q.Service, telemetry.Window{}, runsOf{page: traces})
 	s.w(" ORDER BY ms DESC, trace ASC, id ASC LIMIT ", strconv.Itoa(limit), " OFFSET ", strconv.Itoa(offset))
 	limited, err = b.r.query(ctx, s, limit, func(rows driver.Rows) error {
 		var r telemetry.RunSummary
@@ -325,18 +336,44 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		if err != nil {
 			return err
 		}
-		s := &sqlText{}
-		s.w("SELECT domain, toInt64(count()), toInt64(countIf(status = 'error')), toInt64(max(ms)) FROM ")
-		b.runsSubquery(s, conv, q.Window, q.Service, errWithin, nil)
-		s.w(" GROUP BY domain")
-		domainsLimited, err = b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
-			var d telemetry.DomainActivity
-			if err := rows.Scan(&d.Domain, &d.SeenCount, &d.ErrorCount, &d.MostRecentMs); err != nil {
-				return err
+		// First without dropping copies of roots (a single-threaded LIMIT BY over every root of
+		// the window), with a check in the same statement that the window holds none: the roots
+		// counted once per trace and span id are as many as the rows. Only when it finds copies
+		// is the count made again with them dropped.
+		perDomain := func(o runsOf) (copies bool, err error) {
+			s := &sqlText{}
+			s.w("SELECT domain, toInt64(count()), toInt64(countIf(status = 'error')), toInt64(max(ms))")
+			if o.copies {
+				s.w(", (SELECT toUInt8(uniqExact(TraceId, SpanId) != count()) FROM ", b.traces, " WHERE ")
+				window(s, "Timestamp", q.Window)
+				s.w(" AND ParentSpanId = ''")
+				if q.Service != "" {
+					service(s, q.Service)
+				}
+				s.w(")")
+			} else {
+				s.w(", toUInt8(0)")
 			}
-			domains = append(domains, d)
-			return nil
-		})
+			s.w(" FROM ")
+			b.runsSubquery(s, conv, q.Window, q.Service, errWithin, o)
+			s.w(" GROUP BY domain")
+			domains = domains[:0]
+			domainsLimited, err = b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
+				var d telemetry.DomainActivity
+				var c uint8
+				if err := rows.Scan(&d.Domain, &d.SeenCount, &d.ErrorCount, &d.MostRecentMs, &c); err != nil {
+					return err
+				}
+				copies = copies || c == 1
+				domains = append(domains, d)
+				return nil
+			})
+			return copies, err
+		}
+		copies, err := perDomain(runsOf{copies: true})
+		if err == nil && copies {
+			_, err = perDomain(runsOf{})
+		}
 		return err
 	})
 	if err != nil {

@@ -101,3 +101,48 @@ func TestAnUnfilteredPageOfRunsIsReadFromTheNewestRootsAndSurvivesCopies(t *test
 		t.Error("no page fell back to reading every run although copies of the newest roots filled the candidates")
 	}
 }
+
+// The runs per domain of get_app_status are counted without dropping copies of roots when a
+// check in the same statement finds none, and with them dropped when it finds some: the
+// answer is the same either way.
+func TestTheStatusCountsEachRunOnceWhenItsRootWasSentAgain(t *testing.T) {
+	e := engine(t)
+	addr := front(t, e, nil)
+	d, err := fixture.New(fixture.Options{Preset: "otel", Now: telemetrytest.Now, Seed: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := freshTables(t, e)
+	load(t, e, tb, d)
+	src := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
+	ctx := context.Background()
+	check := func(stage string) {
+		t.Helper()
+		for _, w := range []telemetry.Window{telemetrytest.Last(time.Hour), telemetrytest.Last(24 * time.Hour)} {
+			for _, svc := range []string{"", "checkout"} {
+				q := telemetry.StatusQuery{Window: w, Service: svc}
+				got, err := src.Status(ctx, q)
+				if err != nil {
+					t.Fatalf("%s: Status %+v: %v", stage, q, err)
+				}
+				want := d.ExpectStatus(q)
+				if stage == "copies" {
+					// Spans per service are rows of the table, copies included (counting
+					// them once would cost a pass over every span id): only the runs and
+					// errors are compared.
+					want, got = telemetry.Status{Domains: want.Domains, Errors: want.Errors}, telemetry.Status{Domains: got.Domains, Errors: got.Errors}
+				}
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
+					t.Errorf("%s: Status %+v differs from the fixture's (-want +got):\n%s", stage, q, diff)
+				}
+			}
+		}
+	}
+	check("no copies")
+	insert := fmt.Sprintf("INSERT INTO `%[1]s`.`%[2]s` SELECT * EXCEPT (copy) FROM (SELECT *, arrayJoin([1, 2]) AS copy FROM `%[1]s`.`%[2]s` WHERE ParentSpanId = '' AND Timestamp >= fromUnixTimestamp64Milli(toInt64(%[3]d)))",
+		tb.Database, tb.Traces, telemetrytest.Now.Add(-3*time.Hour).UnixMilli())
+	if err := e.Exec(insert); err != nil {
+		t.Fatal(err)
+	}
+	check("copies")
+}
