@@ -74,26 +74,14 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 	// going at the last level; o: marked, every span with an error below it (and 0), the
 	// origins (or, when all are marked, the earliest error span) and keep, the error spans
 	// and their ancestors.
-	//
-	// rows is written in two parts: the spans that are neither errors nor roots, whose texts
-	// and attributes nothing reads, with their five narrow columns only; and the error spans
-	// and roots with the texts and attributes. ClickHouse reads a column for every granule
-	// where a row passed the conditions, so in one part the attribute maps and events of
-	// every granule holding a span of a failing trace were read.
 	errOnly := func(col string) string { return "if(StatusCode = 'Error', " + col + ", '')" }
-	const heavy = "(StatusCode = 'Error' OR ParentSpanId = '')"
-	q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, '' AS nm0, '' AS svc0, '' AS smsg0, '' AS em0, '' AS et0, '' AS ert0, ",
-		"CAST(map(), 'Map(LowCardinality(String), String)') AS ra0 FROM ", b.traces, " WHERE ")
-	window(q, "Timestamp", within)
-	q.w(" AND NOT ", heavy, " AND TraceId GLOBAL IN ")
-	failing(q)
-	q.w(" UNION ALL SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, ",
-		errOnly("SpanName"), ", ", errOnly("ServiceName"), ", ", errOnly("StatusMessage"), ", ",
-		errOnly(exc("exception.message")), ", ", errOnly(exc("exception.type")), ", ",
-		errOnly(a+"['error.type']"), ", if(ParentSpanId = '', ", a, ", map())",
+	q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, ",
+		errOnly("SpanName"), " AS nm0, ", errOnly("ServiceName"), " AS svc0, ", errOnly("StatusMessage"), " AS smsg0, ",
+		errOnly(exc("exception.message")), " AS em0, ", errOnly(exc("exception.type")), " AS et0, ",
+		errOnly(a+"['error.type']"), " AS ert0, if(ParentSpanId = '', ", a, ", map()) AS ra0",
 		" FROM ", b.traces, " WHERE ")
 	window(q, "Timestamp", within)
-	q.w(" AND ", heavy, " AND TraceId GLOBAL IN ")
+	q.w(" AND TraceId GLOBAL IN ")
 	failing(q)
 	cols := []struct{ from, copies, kept string }{
 		{"SpanId", "ids1", "ids0"}, {"ParentSpanId", "par1", "par"}, {"StatusCode", "code1", "code"},
