@@ -193,13 +193,16 @@ const maxLazyRuns = 1000
 // newestRuns answers a page of runs filtered by nothing but the service without computing the
 // fields of every run of the window (its ids, domains and statuses read the roots'
 // attributes, and the copies of roots are dropped by a single-threaded LIMIT BY: 1.5–1.9 s
-// over a day of 10 M spans). The first query reads only the roots' trace id, span id and
-// start: the window's roots counted once per trace and span id (the total), and the newest
-// ones, as many rows as the page ends at with the rows tied with the last in (ms, trace) —
-// every run the page can hold, unless copies of roots took their places (then ok is false
-// and the caller computes the page as for a filter). The second computes the page's runs
-// from those traces alone, with their span and error counts. A run beyond the candidates
-// sorts after all of them, so it cannot reach the page.
+// over a day of 10 M spans). The first query reads only the roots' start, span id and trace
+// id: the total — the roots counted, and checked to hold no copies (counted once per span
+// id, a root of each trace and span id is counted once: as many as the rows only when no
+// root came twice) — and the candidates, every root in the millisecond the page's last row
+// can start or later: the start of the page end's newest root floored to the millisecond
+// (a top-N of one numeric column) bounds them. Every run the page can hold is among them,
+// unless copies of roots took their places (then ok is false, as when the check finds
+// copies, and the caller computes the page as for a filter). The second computes the page's
+// runs from those traces alone, with their span and error counts. A run beyond the
+// candidates starts in an earlier millisecond than all of them, so it cannot reach the page.
 func (b *Backend) newestRuns(ctx context.Context, q telemetry.RunsQuery, conv *conventions.Conventions, page telemetry.RunPage) (telemetry.RunPage, bool, error) {
 	limit := cmp.Or(q.Limit, telemetry.DefaultRunsLimit)
 	offset := max(q.Offset, 0)
@@ -216,18 +219,20 @@ func (b *Backend) newestRuns(ctx context.Context, q telemetry.RunsQuery, conv *c
 		}
 	}
 	c := &sqlText{}
-	c.w("SELECT TraceId, SpanId, (SELECT toUInt64(uniqExact(TraceId, SpanId))")
+	c.w("WITH (SELECT tuple(toUInt64(count()), toUInt64(uniqExact(cityHash64(SpanId))))")
 	roots(c)
-	c.w(")")
+	c.w(") AS n SELECT TraceId, SpanId, n.1, n.2")
 	roots(c)
-	c.w(" ORDER BY intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) DESC, TraceId ASC LIMIT ", strconv.Itoa(end), " WITH TIES")
+	c.w(" AND Timestamp >= (SELECT fromUnixTimestamp64Milli(toUnixTimestamp64Milli(min(ts))) FROM (SELECT Timestamp AS ts")
+	roots(c)
+	c.w(" ORDER BY Timestamp DESC LIMIT ", strconv.Itoa(end), "))")
 	type key struct{ trace, span string }
 	seen, ofTrace := map[key]bool{}, map[string]bool{}
 	var traces []string
-	var total uint64
+	var total, once uint64
 	limited, err := b.r.query(ctx, c, 4*maxLazyRuns, func(rows driver.Rows) error {
 		var k key
-		if err := rows.Scan(&k.trace, &k.span, &total); err != nil {
+		if err := rows.Scan(&k.trace, &k.span, &total, &once); err != nil {
 			return err
 		}
 		if !seen[k] {
@@ -239,7 +244,7 @@ func (b *Backend) newestRuns(ctx context.Context, q telemetry.RunsQuery, conv *c
 		}
 		return nil
 	})
-	if err != nil || limited || uint64(len(seen)) < min(uint64(end), total) {
+	if err != nil || limited || once != total || uint64(len(seen)) < min(uint64(end), total) {
 		return page, false, err
 	}
 	page.Total, page.Scan.Scanned = int(min(total, 1<<62)), int64(min(total, 1<<62))
@@ -338,13 +343,14 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		}
 		// First without dropping copies of roots (a single-threaded LIMIT BY over every root of
 		// the window), with a check in the same statement that the window holds none: the roots
-		// counted once per trace and span id are as many as the rows. Only when it finds copies
-		// is the count made again with them dropped.
+		// counted once per span id (a hash of it, read alone) are as many as the rows — never
+		// more than the roots counted once per trace and span id, so equal only when no root
+		// came twice. Only when the check fails is the count made again with copies dropped.
 		perDomain := func(o runsOf) (copies bool, err error) {
 			s := &sqlText{}
 			s.w("SELECT domain, toInt64(count()), toInt64(countIf(status = 'error')), toInt64(max(ms))")
 			if o.copies {
-				s.w(", (SELECT toUInt8(uniqExact(TraceId, SpanId) != count()) FROM ", b.traces, " WHERE ")
+				s.w(", (SELECT toUInt8(uniqExact(cityHash64(SpanId)) != count()) FROM ", b.traces, " WHERE ")
 				window(s, "Timestamp", q.Window)
 				s.w(" AND ParentSpanId = ''")
 				if q.Service != "" {
