@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -147,10 +148,50 @@ func NormalizeMessage(msg string) string {
 
 // Fingerprint identifies an error group: a short stable hash of the exception type and the
 // normalized message. Equal fingerprints mean the same failure with different values.
+//
+// The same failure comes back many times (every occurrence of it in a window, every span of it
+// written), and its normalization is five regular-expression passes: fingerprints of short
+// texts are remembered, a bounded number of them.
 func Fingerprint(exceptionType, message string) string {
+	key := exceptionType + "\x00" + message
+	cacheable := len(key) <= maxRemembered
+	if cacheable {
+		remembered.mu.Lock()
+		fp, ok := remembered.m[key]
+		remembered.mu.Unlock()
+		if ok {
+			return fp
+		}
+	}
+	fp := fingerprint(exceptionType, message)
+	if cacheable {
+		remembered.mu.Lock()
+		if len(remembered.m) >= maxFingerprints {
+			clear(remembered.m) // a new set of failures: start again rather than track ages
+		}
+		remembered.m[key] = fp
+		remembered.mu.Unlock()
+	}
+	return fp
+}
+
+// fingerprint computes Fingerprint.
+func fingerprint(exceptionType, message string) string {
 	sum := sha256.Sum256([]byte(strings.TrimSpace(exceptionType) + "\x00" + NormalizeMessage(message)))
 	return hex.EncodeToString(sum[:8])
 }
+
+// The fingerprints remembered: at most maxFingerprints, of texts of at most maxRemembered bytes
+// (about 1 MiB at most).
+const (
+	maxFingerprints = 2048
+	maxRemembered   = 384
+)
+
+var remembered = struct {
+	mu sync.Mutex
+	m  map[string]string
+}{m: map[string]string{}}
 
 // truncate cuts s to at most n runes, marking the cut with an ellipsis inside the limit.
 func truncate(s string, n int) string {

@@ -1,7 +1,9 @@
 package conventions
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 )
@@ -64,5 +66,43 @@ func TestFingerprintGroupsTheSameFailureWithDifferentValues(t *testing.T) {
 	}
 	if got := NormalizeMessage("cannot decode payload of job-7 in deadline"); got != "cannot decode payload of job-? in deadline" {
 		t.Errorf("words were collapsed with the number: %q", got)
+	}
+}
+
+// A remembered fingerprint is the one computed, before and after the memory fills and starts
+// again, for texts short enough to be remembered and longer ones, from several goroutines.
+func TestRememberedFingerprintsAreTheComputedOnes(t *testing.T) {
+	long := strings.Repeat("x", maxRemembered)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 3*maxFingerprints; i++ {
+				typ, msg := fmt.Sprintf("E%d", i%7), fmt.Sprintf("order %d of %s failed", i%(maxFingerprints+100), []string{"'a'", "u-1", long}[i%3])
+				want := fingerprint(typ, msg)
+				for k := 0; k < 2; k++ {
+					if got := Fingerprint(typ, msg); got != want {
+						select {
+						case errs <- fmt.Sprintf("Fingerprint(%q, %.40q) = %s, computed %s", typ, msg, got, want):
+						default:
+						}
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	remembered.mu.Lock()
+	n := len(remembered.m)
+	remembered.mu.Unlock()
+	if n == 0 || n > maxFingerprints {
+		t.Errorf("%d fingerprints remembered, want 1..%d", n, maxFingerprints)
 	}
 }
