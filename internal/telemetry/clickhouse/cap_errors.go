@@ -56,7 +56,7 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 		return nil, false, 0, err
 	}
 	s := &sqlText{}
-	b.originsQuery(s, conv, failingSub, within, maxRows)
+	b.originsQuery(s, conv, failingSub, within, maxRows, nil)
 	l := &sqlText{}
 	const logCols = "toUnixTimestamp64Nano(Timestamp) AS ns, TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body, LogAttributes, "
 	l.w("SELECT * FROM (SELECT ", logCols, "toUInt8(1) AS inWindow FROM ", b.logs, " WHERE ", errorLogExpr, " AND ")
@@ -317,4 +317,122 @@ func scanLog(rows driver.Rows, flag bool) (telemetry.LogRow, bool, error) {
 	}
 	r.SeverityNumber, r.Attributes = int32(sev), nonNil(attrs)
 	return r, f == 1, nil
+}
+
+// serviceErrors is how many error occurrences of a service get_app_status counts, and the
+// newest one's time (ns).
+type serviceErrors struct {
+	n, newestNs int64
+}
+
+// occurrenceCounts counts the window's error occurrences per service (telemetry.ServiceOf), as
+// occurrences would list them, without their texts or runs: the status needs no more. The
+// origins of the failing traces are counted by ClickHouse (originsQuery with counted), which
+// reads neither attribute maps nor events; the error records of no failing trace (in the
+// window or elsewhere) are counted in a second query at the same time; only the traces over
+// the origin query's bounds have their spans read, for the Go rule.
+func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, at tableExtents) (map[string]*serviceErrors, bool, error) {
+	maxRows := telemetry.DefaultLimits.MaxScanRows
+	failingSub := func(q *sqlText) {
+		q.w("(SELECT TraceId FROM ", b.traces, " WHERE ")
+		window(q, "Timestamp", w)
+		q.w(" AND StatusCode = 'Error')")
+	}
+	within, err := b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
+	if err != nil {
+		return nil, false, err
+	}
+	out := map[string]*serviceErrors{}
+	add := func(svc string, n, newest int64) {
+		svc = telemetry.ServiceOf(svc)
+		c := out[svc]
+		if c == nil {
+			c = &serviceErrors{}
+			out[svc] = c
+		}
+		c.n += n
+		c.newestNs = max(c.newestNs, newest)
+	}
+	s := &sqlText{}
+	b.originsQuery(s, conv, failingSub, within, maxRows, &w)
+	// The error records of the window whose trace has no error span anywhere: those of no
+	// failing trace of the window, less those whose trace failed outside it.
+	l := &sqlText{}
+	lone := func(l *sqlText) {
+		l.w(" FROM ", b.logs, " WHERE ", errorLogExpr, " AND ")
+		window(l, "Timestamp", w)
+	}
+	l.w("SELECT ServiceName, toInt64(count()), toInt64(max(toUnixTimestamp64Nano(Timestamp)))")
+	lone(l)
+	l.w(" AND (TraceId = '' OR (TraceId GLOBAL NOT IN ")
+	failingSub(l)
+	l.w(" AND TraceId GLOBAL NOT IN (SELECT TraceId FROM ", b.traces, " WHERE StatusCode = 'Error' AND TraceId GLOBAL IN (SELECT TraceId")
+	lone(l)
+	l.w(" AND TraceId != '' AND TraceId GLOBAL NOT IN ")
+	failingSub(l)
+	l.w(")))) GROUP BY ServiceName")
+	var unresolved []string
+	var tracesLimited, logsLimited bool
+	var originCounts, logCounts [][3]any
+	err = parallel(func() error {
+		var err error
+		tracesLimited, err = b.r.query(ctx, s, b.o.MaxGroups+maxRows+1, func(rows driver.Rows) error {
+			var u uint8
+			var t, svc string
+			var n, newest int64
+			var traces uint64
+			if err := rows.Scan(&u, &t, &svc, &n, &newest, &traces); err != nil {
+				return err
+			}
+			if traces > uint64(maxRows) {
+				tracesLimited = true
+			}
+			if u == 1 {
+				unresolved = append(unresolved, t)
+				return nil
+			}
+			originCounts = append(originCounts, [3]any{svc, n, newest})
+			return nil
+		})
+		return err
+	}, func() error {
+		var err error
+		logsLimited, err = b.r.query(ctx, l, b.o.MaxGroups, func(rows driver.Rows) error {
+			var svc string
+			var n, newest int64
+			if err := rows.Scan(&svc, &n, &newest); err != nil {
+				return err
+			}
+			logCounts = append(logCounts, [3]any{svc, n, newest})
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, c := range append(originCounts, logCounts...) {
+		add(c[0].(string), c[1].(int64), c[2].(int64))
+	}
+	limited := tracesLimited || logsLimited
+	if len(unresolved) > 0 {
+		slices.Sort(unresolved)
+		rb, err := b.ScanSpans(ctx, telemetry.SpanScan{TraceIDs: unresolved, Fields: telemetry.FieldAttributes | telemetry.FieldEvents, Limit: maxRows})
+		if err != nil {
+			return nil, false, err
+		}
+		limited = limited || rb.Limited
+		full := map[string][]telemetry.SpanRow{}
+		for _, r := range rb.Spans {
+			full[r.TraceID] = append(full[r.TraceID], r)
+		}
+		for _, t := range unresolved {
+			for _, o := range telemetry.TraceOccurrences(conv, full[t], nil) {
+				if w.ContainsNs(o.TimeNs) {
+					add(o.Service, 1, o.TimeNs)
+				}
+			}
+		}
+	}
+	return out, limited, nil
 }

@@ -297,7 +297,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 	if err != nil {
 		return telemetry.Status{}, false, err
 	}
-	var occ []telemetry.Occurrence
+	var occ map[string]*serviceErrors
 	var occLimited, countsLimited, domainsLimited bool
 	var domains []telemetry.DomainActivity
 	counts := &sqlText{}
@@ -334,7 +334,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		return err
 	}, func() error {
 		var err error
-		occ, occLimited, _, err = b.occurrences(ctx, conv, q.Window, at)
+		occ, occLimited, err = b.occurrenceCounts(ctx, conv, q.Window, at)
 		return err
 	}, func() error {
 		errWithin, err := b.rootsSpan(ctx, q.Window, q.Service, at)
@@ -397,12 +397,12 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		}
 		st.Scan.Scanned += c.n
 	}
-	for _, o := range occ {
-		if q.Service != "" && o.Service != q.Service {
+	for svc, c := range occ {
+		if q.Service != "" && svc != q.Service {
 			continue
 		}
-		st.Errors++
-		touch(o.Service, telemetry.NsToMs(o.TimeNs)).Errors++
+		st.Errors += c.n
+		touch(svc, telemetry.NsToMs(c.newestNs)).Errors += c.n
 	}
 	st.Services = int64(len(per))
 	for _, a := range per {

@@ -45,10 +45,17 @@ var originLimits = struct{ spans, steps int }{originMaxSpans, originMaxSteps}
 // span in the failing subquery (failing writes it), at most limit+1 traces newest first by
 // their newest span, one row per kept span (or one without a span when it keeps none). The
 // traces' spans are read within the window within (the zero window: the whole table).
-func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failing func(*sqlText), within telemetry.Window, limit int) {
+//
+// With counted set (a window), the answer is the origins counted instead: per service of the
+// origins that started in counted, how many and the newest start (ns), in rows with
+// unresolved 0; a row per unresolved trace (unresolved 1, its id); and, in every row, how many
+// traces the query kept (at most limit+1). Nothing an origin's texts or its run need is read.
+func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failing func(*sqlText), within telemetry.Window, limit int, counted *telemetry.Window) {
 	const a = "SpanAttributes"
-	exec := executionIDExpr(q, conv, "rootAttrs")
-	dom := domainExpr(q, conv, "rootAttrs")
+	exec, dom := "''", "''"
+	if counted == nil {
+		exec, dom = executionIDExpr(q, conv, "rootAttrs"), domainExpr(q, conv, "rootAttrs")
+	}
 	maxSpans, steps := strconv.Itoa(originLimits.spans), strconv.Itoa(originLimits.steps)
 	// exception event texts of a span: the first non-empty exception.message and
 	// exception.type among its events named exception (telemetry's exceptionOf).
@@ -75,11 +82,17 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 	// origins (or, when all are marked, the earliest error span) and keep, the error spans
 	// and their ancestors.
 	errOnly := func(col string) string { return "if(StatusCode = 'Error', " + col + ", '')" }
-	q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, ",
-		errOnly("SpanName"), " AS nm0, ", errOnly("ServiceName"), " AS svc0, ", errOnly("StatusMessage"), " AS smsg0, ",
-		errOnly(exc("exception.message")), " AS em0, ", errOnly(exc("exception.type")), " AS et0, ",
-		errOnly(a+"['error.type']"), " AS ert0, if(ParentSpanId = '', ", a, ", map()) AS ra0",
-		" FROM ", b.traces, " WHERE ")
+	if counted != nil {
+		// Counting reads the error spans' services only.
+		q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, '' AS nm0, ", errOnly("ServiceName"),
+			" AS svc0, '' AS smsg0, '' AS em0, '' AS et0, '' AS ert0, map() AS ra0 FROM ", b.traces, " WHERE ")
+	} else {
+		q.w("WITH rows AS (SELECT TraceId, SpanId, ParentSpanId, StatusCode, Timestamp, ",
+			errOnly("SpanName"), " AS nm0, ", errOnly("ServiceName"), " AS svc0, ", errOnly("StatusMessage"), " AS smsg0, ",
+			errOnly(exc("exception.message")), " AS em0, ", errOnly(exc("exception.type")), " AS et0, ",
+			errOnly(a+"['error.type']"), " AS ert0, if(ParentSpanId = '', ", a, ", map()) AS ra0",
+			" FROM ", b.traces, " WHERE ")
+	}
 	window(q, "Timestamp", within)
 	q.w(" AND TraceId GLOBAL IN ")
 	failing(q)
@@ -127,7 +140,15 @@ func (b *Backend) originsQuery(q *sqlText, conv *conventions.Conventions, failin
 	list("SELECT TraceId, n, known, runExec, runDomain, unresolved, ids")
 	q.w(", arrayFilter(x -> NOT has(marked, x), errs) AS orig0, ",
 		"if(empty(orig0) AND notEmpty(errs), [arraySort(x -> (st[x], ids[x]), errs)[1]], orig0) AS origins, ",
-		"if(unresolved = 1, CAST([] AS Array(UInt32)), arrayFilter(x -> x != 0, arrayDistinct(arrayConcat(errs, marked)))) AS keep FROM m) ",
+		"if(unresolved = 1, CAST([] AS Array(UInt32)), arrayFilter(x -> x != 0, arrayDistinct(arrayConcat(errs, marked)))) AS keep")
+	if counted != nil {
+		startNs, endNs := q.i64(counted.StartMs*1e6), q.i64(counted.EndMs*1e6)
+		q.w(", count() OVER () AS traces FROM m) SELECT unresolved, if(unresolved = 1, TraceId, '') AS t, if(unresolved = 1, '', tx[x].2) AS svc, ",
+			"toInt64(count()), toInt64(max(st[x])), toUInt64(max(traces)) FROM o ARRAY JOIN if(unresolved = 1, [toUInt32(0)], origins) AS x ",
+			"WHERE unresolved = 1 OR (st[x] >= ", startNs, " AND st[x] < ", endNs, ") GROUP BY unresolved, t, svc")
+		return
+	}
+	q.w(" FROM m) ",
 		// One row per kept span (arrays of strings decode slowly in the client: 2 s for 40,000
 		// traces), or one row without a span (kk = 0) for a trace that keeps none.
 		"SELECT TraceId, n, known, runExec, runDomain, unresolved, toUInt64(length(keep)), kk, has(origins, kk), ",

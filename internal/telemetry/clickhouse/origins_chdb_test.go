@@ -224,7 +224,7 @@ func (ob *originBench) sqlOrigins(t *rapid.T, conv *conventions.Conventions, w t
 	if err != nil {
 		t.Fatal(err)
 	}
-	ob.b.originsQuery(q, conv, failing, within, 1000)
+	ob.b.originsQuery(q, conv, failing, within, 1000, nil)
 	byTrace := map[string]*originTrace{}
 	var order []string
 	if _, err := ob.b.r.query(context.Background(), q, originResultRows, func(rows driver.Rows) error {
@@ -303,7 +303,8 @@ func TestTheOriginRuleInClickHouseNamesTheSpansShapeTraceNames(t *testing.T) {
 // The error report through the origin query equals the one the Go rule gives on the traces'
 // spans (every trace sent to it, as before the rule moved into ClickHouse): occurrences,
 // messages and types with their fallbacks, records folded into the right origin, runs and
-// domains read off the right root.
+// domains read off the right root. So do the status's error counts through the counting
+// origin query.
 func TestErrorsThroughTheOriginQueryEqualTheGoRule(t *testing.T) {
 	ob := newOriginBench(t)
 	conv, err := conventions.Preset("otel")
@@ -327,6 +328,33 @@ func TestErrorsThroughTheOriginQueryEqualTheGoRule(t *testing.T) {
 		}
 		if diff := gocmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 			rt.Fatalf("through the origin query (-Go rule +ClickHouse):\n%s", diff)
+		}
+		// The status's error counts, through the counting origin query and through the Go
+		// rule: per service, how many and the newest; as many as the report's occurrences.
+		// Also over the first 2 ms of the window and the rest, which cut the drawn traces (their
+		// spans start 0–4 ms after it, and later copies): an origin outside does not count,
+		// although an error span above it is inside.
+		for _, sw := range []telemetry.Window{w, {StartMs: w.StartMs, EndMs: w.StartMs + 2}, {StartMs: w.StartMs + 2, EndMs: w.EndMs}} {
+			gotSt, _, err := ob.b.AggregateStatus(ctx, telemetry.StatusQuery{Window: sw}, conv)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			originLimits.spans = 0
+			wantSt, _, err := ob.b.AggregateStatus(ctx, telemetry.StatusQuery{Window: sw}, conv)
+			originLimits = saved
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if diff := gocmp.Diff(wantSt, gotSt, cmpopts.EquateEmpty()); diff != "" {
+				rt.Fatalf("status over %+v through the counting origin query (-Go rule +ClickHouse):\n%s", sw, diff)
+			}
+			rep, _, err := ob.b.AggregateErrors(ctx, telemetry.ErrorsQuery{Window: sw}, conv)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if gotSt.Errors != rep.Events {
+				rt.Fatalf("over %+v the status counts %d error occurrences, the error report %d", sw, gotSt.Errors, rep.Events)
+			}
 		}
 	})
 }
