@@ -43,11 +43,7 @@ func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, 
 // trace sets are GLOBAL subqueries, read once.
 func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, at tableExtents) (list []telemetry.Occurrence, limited bool, scanned int64, err error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
-	failingSub := func(q *sqlText) {
-		q.w("(SELECT TraceId FROM ", b.traces, " WHERE ")
-		window(q, "Timestamp", w)
-		q.w(" AND StatusCode = 'Error')")
-	}
+	failingSub := b.failingTraces(w)
 	// The failing traces' origins; and, in a second query run at the same time, the error
 	// records of the window and those of the failing traces outside it — the second part only
 	// when the logs table holds records outside the window (the parts' metadata say).
@@ -211,6 +207,15 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	return list, limited, scanned, nil
 }
 
+// failingTraces writes the subquery of the traces with an error span in w.
+func (b *Backend) failingTraces(w telemetry.Window) func(*sqlText) {
+	return func(q *sqlText) {
+		q.w("(SELECT TraceId FROM ", b.traces, " WHERE ")
+		window(q, "Timestamp", w)
+		q.w(" AND StatusCode = 'Error')")
+	}
+}
+
 // narrowMinSpans is the table size from which tracesSpan narrows: below it, the query that
 // finds the traces' time costs more than it saves. Measured at 1 h on B10's day of spans
 // (ms, the narrowed read plus the lookup query against the read across the table): the
@@ -333,11 +338,7 @@ type serviceErrors struct {
 // the origin query's bounds have their spans read, for the Go rule.
 func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, at tableExtents) (map[string]*serviceErrors, bool, error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
-	failingSub := func(q *sqlText) {
-		q.w("(SELECT TraceId FROM ", b.traces, " WHERE ")
-		window(q, "Timestamp", w)
-		q.w(" AND StatusCode = 'Error')")
-	}
+	failingSub := b.failingTraces(w)
 	within, err := b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
 	if err != nil {
 		return nil, false, err
