@@ -101,7 +101,7 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 	if len(raws) > 0 {
 		s := &sqlText{}
 		s.w("SELECT transform(raw, ", s.bind("Array(UInt64)", raws), ", ", s.bind("Array(UInt32)", keyOf), ", toUInt32(0)) AS k, toInt64(count()), ",
-			"toInt64(countIf(StatusCode = 'Error')), toInt64(sum(Duration)), toInt64(quantileExactWeighted(0.95)(Duration, 1)) FROM ")
+			"toInt64(countIf(StatusCode = 'Error')), toInt64(sum(Duration)), toInt64(", nearestRank("Duration", 0.95), "[1]) FROM ")
 		b.dbFields(s, q, conv)
 		s.w(" WHERE k != 0 GROUP BY k")
 		var total int64

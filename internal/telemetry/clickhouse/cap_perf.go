@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
@@ -18,11 +19,29 @@ var (
 	_ telemetry.JobFinder             = (*Backend)(nil)
 )
 
-// percentiles is the nearest-rank p50, p95 and p99 of Duration: quantilesExactWeighted with
-// weight 1 returns the element at ceil(p·n)−1 of the sorted values, as telemetry.NearestRank
-// does (quantileExact and its Low/High/Inclusive/Exclusive variants interpolate or round
-// differently).
-const percentiles = "quantilesExactWeighted(0.5, 0.95, 0.99)(Duration, 1)"
+// percentiles is the nearest-rank p50, p95 and p99 of Duration (see nearestRank).
+var percentiles = nearestRank("Duration", 0.5, 0.95, 0.99)
+
+// rankMargin is how far below each percentile nearestRank asks ClickHouse for it.
+const rankMargin = 1e-12
+
+// nearestRank writes ClickHouse's exact percentiles of column at ps, each the element at
+// ceil(p·n)−1 of the n sorted values, as telemetry.NearestRank computes them. quantilesExact
+// returns the element at floor(level·n) (an nth_element over the group's values, nothing
+// sorted). For p = k/d, p·n is a multiple of 1/d, so asked for level p−ε it returns
+// ceil(p·n)−1 whenever 0 < ε·n < 1/d: for the percentiles used here (d ≤ 100) and ε = 1e-12,
+// in every group of fewer than 10^10 values, a hundred times the rows one query may read by
+// default; the rounding of level·n (~1e-16·n) stays far inside that margin.
+// quantilesExactWeighted with weight 1 returns the same elements but hashes every value
+// first: 1.3 s against 0.13 s for the 4 M database spans of B10's day.
+// TestTheQuantileFunctionIsTheNearestRank holds it on the engine.
+func nearestRank(column string, ps ...float64) string {
+	levels := make([]string, len(ps))
+	for i, p := range ps {
+		levels[i] = strconv.FormatFloat(p-rankMargin, 'g', -1, 64)
+	}
+	return "quantilesExact(" + strings.Join(levels, ", ") + ")(" + column + ")"
+}
 
 // entryCondition writes, for the spans of service svc in window w, the entry-span rule
 // (telemetry.IsEntryKind, no parent, or a parent that is not a span of the same service).
@@ -68,7 +87,7 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 			var total uint64
 			var name string
 			var n, errs, sum uint64
-			var qs []float64
+			var qs []uint64
 			if err := rows.Scan(&total, &name, &n, &errs, &sum, &qs); err != nil {
 				return err
 			}

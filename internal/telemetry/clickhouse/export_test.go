@@ -11,3 +11,6 @@ func SetNarrowMinSpans(t testing.TB, n uint64) {
 	narrowMinSpans = n
 	t.Cleanup(func() { narrowMinSpans = saved })
 }
+
+// NearestRank is nearestRank: ClickHouse's exact nearest-rank percentiles of column at ps.
+func NearestRank(column string, ps ...float64) string { return nearestRank(column, ps...) }
