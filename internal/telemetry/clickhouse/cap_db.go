@@ -12,11 +12,14 @@ import (
 )
 
 // dbFields writes the subquery of the window's database spans (the conventions' key prefixes,
-// compiled) with their raw fields and raw, a hash of all five (system, statement, summary,
-// operation, collection) that names the raw operation in the second query.
+// compiled) with their raw fields; raw, a hash of all five (system, statement, summary,
+// operation, collection) that names the raw operation; and norm, the same hash with the
+// statement's normalizedQueryHash, which names the raw operations ClickHouse's own statement
+// normalization folds together.
 func (b *Backend) dbFields(s *sqlText, q telemetry.DBQuery, conv *conventions.Conventions) {
 	k := conv.DBKeys
-	s.w("(SELECT sys, stmt, summary, op, coll, cityHash64(sys, stmt, summary, op, coll) AS raw, Duration, StatusCode FROM (SELECT ",
+	s.w("(SELECT sys, stmt, summary, op, coll, cityHash64(sys, stmt, summary, op, coll) AS raw, ",
+		"cityHash64(sys, normalizedQueryHash(stmt), summary, op, coll) AS norm, Duration, StatusCode FROM (SELECT ",
 		first(s, "SpanAttributes", k.SystemKeys), " AS sys, ",
 		first(s, "SpanAttributes", k.StatementKeys), " AS stmt, ",
 		first(s, "SpanAttributes", k.SummaryKeys), " AS summary, ",
@@ -32,14 +35,21 @@ func (b *Backend) dbFields(s *sqlText, q telemetry.DBQuery, conv *conventions.Co
 		" AND (", attrCondition(s, "SpanAttributes", telemetry.DBAttrKeys(conv), ""), ")) WHERE stmt != '' OR summary != '' OR op != '')")
 }
 
-// AggregateDB implements telemetry.DBAggregator in two queries. The first lists the distinct
-// raw operations (system, statement, summary, operation, collection) of the window's database
-// spans. Go then reads each as the conventions do — conventions.NormalizeStatement is a small
-// SQL lexer (quotes, comments, hex, IN lists) ClickHouse's regular expressions cannot
-// reproduce exactly — so statements that differ only in literals share one operation. The
-// second query maps every raw operation to its operation (a bound array) and computes counts,
-// errors, total time and the nearest-rank p95 per operation in ClickHouse: no duration and
-// no span crosses the wire.
+// dbStats are one group's counts, errors, total time and nearest-rank p95.
+const dbStats = "toInt64(count()), toInt64(countIf(StatusCode = 'Error')), toInt64(sum(Duration)), toInt64("
+
+// AggregateDB implements telemetry.DBAggregator, in one query when it can and two when it
+// must. Operations are the conventions' (conventions.NormalizeStatement is a small SQL lexer
+// — quotes, comments, hex, IN lists — ClickHouse cannot reproduce exactly), so Go reads every
+// distinct raw operation (system, statement, summary, operation, collection) of the window's
+// database spans. The first query lists them, each with the group ClickHouse's
+// normalizedQueryHash puts it in, and computes counts, errors, total time and the nearest-rank
+// p95 of each such group (two grouping sets over one read). When ClickHouse's groups are the
+// conventions' operations — every raw operation of a group is one operation, and no operation
+// has raw operations in two groups — those are the answer. Otherwise (a statement the two
+// normalizations read differently) the second query maps every raw operation to its
+// operation (a bound array) and computes them per operation. No duration and no span crosses
+// the wire.
 func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *conventions.Conventions) (telemetry.DBReport, bool, error) {
 	k := conv.DBKeys
 	if len(k.KeyPrefixes) == 0 {
@@ -51,20 +61,37 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 	rep := telemetry.DBReport{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
 	s := &sqlText{}
 	// Grouped by the hash that names a raw operation (one fixed-size key per span) rather than
-	// DISTINCT over its five texts.
-	s.w("SELECT any(sys), any(stmt), any(summary), any(op), any(coll), raw FROM ")
+	// over its five texts. Standard GROUPING semantics: 1 for the set without raw.
+	s.w("SELECT grouping(raw), raw, norm, any(sys), any(stmt), any(summary), any(op), any(coll), ", dbStats, nearestRank("Duration", 0.95), "[1]) FROM ")
 	b.dbFields(s, q, conv)
-	s.w(" GROUP BY raw")
+	s.w(" GROUP BY GROUPING SETS ((raw, norm), (norm))")
 	var raws []uint64
 	var keyOf []uint32
 	var ops []conventions.DBOperation // per operation index (1-based in keyOf)
 	index := map[string]uint32{}
 	systems := map[string]bool{}
-	limited, err := b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
+	// Whether ClickHouse's groups are the operations: the operation of each group's raw
+	// operations (0: none, as for a system filtered out), the group of each operation.
+	opOfNorm, normOfOp := map[uint64]uint32{}, map[uint32]uint64{}
+	same := true
+	type stats struct{ n, errs, sum, p95 int64 }
+	groups := map[uint64]stats{}
+	rawRows, cut := 0, false
+	limited, err := b.r.query(ctx, s, 2*b.o.MaxGroups, func(rows driver.Rows) error {
+		var byNorm uint64
 		var sys, stmt, summary, op, coll string
-		var raw uint64
-		if err := rows.Scan(&sys, &stmt, &summary, &op, &coll, &raw); err != nil {
+		var raw, norm uint64
+		var st stats
+		if err := rows.Scan(&byNorm, &raw, &norm, &sys, &stmt, &summary, &op, &coll, &st.n, &st.errs, &st.sum, &st.p95); err != nil {
 			return err
+		}
+		if byNorm == 1 {
+			groups[norm] = st
+			return nil
+		}
+		if rawRows++; rawRows > b.o.MaxGroups {
+			cut = true // the raw operations are bounded as any aggregate's groups
+			return nil
 		}
 		attrs := conventions.Attributes{k.KeyPrefixes[0]: "1"}
 		set := func(keys []string, v string) {
@@ -77,35 +104,57 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 		set(k.SummaryKeys, summary)
 		set(k.OperationKeys, op)
 		set(k.CollectionKeys, coll)
-		dbop, ok := conv.DBOperation("", attrs)
-		if !ok {
-			return nil
+		var i uint32
+		if dbop, ok := conv.DBOperation("", attrs); ok {
+			systems[dbop.System] = true
+			if q.System == "" || dbop.System == q.System {
+				var seen bool
+				i, seen = index[dbop.Key]
+				if !seen {
+					ops = append(ops, dbop)
+					i = uint32(len(ops))
+					index[dbop.Key] = i
+				}
+				raws, keyOf = append(raws, raw), append(keyOf, i)
+			}
 		}
-		systems[dbop.System] = true
-		if q.System != "" && dbop.System != q.System {
-			return nil
+		if j, seen := opOfNorm[norm]; seen && j != i {
+			same = false
 		}
-		i, seen := index[dbop.Key]
-		if !seen {
-			ops = append(ops, dbop)
-			i = uint32(len(ops))
-			index[dbop.Key] = i
+		opOfNorm[norm] = i
+		if i != 0 {
+			if n, seen := normOfOp[i]; seen && n != norm {
+				same = false
+			}
+			normOfOp[i] = norm
 		}
-		raws, keyOf = append(raws, raw), append(keyOf, i)
 		return nil
 	})
 	if err != nil {
 		return rep, false, err
 	}
+	limited = limited || cut
 	rep.Scan.Limited = limited
+	var total int64
+	var sums []int64
+	if same && !limited {
+		for i, op := range ops {
+			st := groups[normOfOp[uint32(i+1)]]
+			rep.SampleCount += st.n
+			total += st.sum
+			sums = append(sums, st.sum)
+			rep.Operations = append(rep.Operations, telemetry.DBOperationStats{Key: op.Key, Label: op.Label, Statement: op.Statement,
+				System: op.System, Collection: op.Collection, Count: st.n, ErrorCount: st.errs, TotalMs: telemetry.Ms(st.sum), P95Ms: telemetry.Ms(st.p95),
+			})
+		}
+		raws = nil
+	}
 	if len(raws) > 0 {
 		s := &sqlText{}
-		s.w("SELECT transform(raw, ", s.bind("Array(UInt64)", raws), ", ", s.bind("Array(UInt32)", keyOf), ", toUInt32(0)) AS k, toInt64(count()), ",
-			"toInt64(countIf(StatusCode = 'Error')), toInt64(sum(Duration)), toInt64(", nearestRank("Duration", 0.95), "[1]) FROM ")
+		s.w("SELECT transform(raw, ", s.bind("Array(UInt64)", raws), ", ", s.bind("Array(UInt32)", keyOf), ", toUInt32(0)) AS k, ",
+			dbStats, nearestRank("Duration", 0.95), "[1]) FROM ")
 		b.dbFields(s, q, conv)
 		s.w(" WHERE k != 0 GROUP BY k")
-		var total int64
-		var sums []int64
 		lim, err := b.r.query(ctx, s, len(ops)+1, func(rows driver.Rows) error {
 			var i uint32
 			var n, errs, sum int64
@@ -126,9 +175,9 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 			return rep, false, err
 		}
 		rep.Scan.Limited = rep.Scan.Limited || lim
-		for i := range rep.Operations {
-			rep.Operations[i].ShareOfTotal = telemetry.Share(sums[i], total)
-		}
+	}
+	for i := range rep.Operations {
+		rep.Operations[i].ShareOfTotal = telemetry.Share(sums[i], total)
 	}
 	rep.Scan.Scanned = rep.SampleCount
 	telemetry.SortDBOperations(rep.Operations)

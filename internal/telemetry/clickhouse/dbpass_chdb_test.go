@@ -1,0 +1,126 @@
+//go:build chdb
+
+package clickhouse_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/clickhouse"
+	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// The database operations are computed in one query when ClickHouse's statement
+// normalization groups the window's raw statements as the conventions do, and in two when it
+// does not (ClickHouse keeps IN lists of one element apart from longer ones, and drops
+// comments, which the conventions keep); the answers are the engine's own from the spans
+// either way.
+func TestDatabaseOperationsTakeOneQueryWhenClickHouseGroupsStatementsAsTheConventionsDo(t *testing.T) {
+	e := engine(t)
+	var mu sync.Mutex
+	var sent []string
+	addr := front(t, e, &chfront.Front{Timed: func(sql string, _, _ time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		sent = append(sent, sql)
+	}})
+	now := time.Now().Truncate(time.Second)
+	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
+	literal := []statement{
+		{"postgresql", func(i int) string { return fmt.Sprintf("SELECT * FROM orders WHERE id = %d", i%37) }},
+		{"mysql", func(i int) string {
+			return fmt.Sprintf("UPDATE accounts SET balance = balance - %d WHERE id = %d", i%11, i%5)
+		}},
+		{"postgresql", func(i int) string { return fmt.Sprintf("SELECT name FROM users WHERE email = 'u%d@example.com'", i%13) }},
+	}
+	for _, c := range []struct {
+		name  string
+		stmts []statement
+		// passes is how many queries AggregateDB sends for each of the queries below: the
+		// IN-list statements are PostgreSQL's, and billing's spans hold one of the two.
+		passes [3]int
+	}{
+		{"literals", literal, [3]int{1, 1, 1}},
+		{"IN lists of one and of several elements", append(literal, statement{"postgresql", func(i int) string {
+			if i%2 == 0 {
+				return "SELECT * FROM items WHERE id IN (7)"
+			}
+			return "SELECT * FROM items WHERE id IN (7, 8, 9)"
+		}}), [3]int{2, 1, 1}},
+		{"comments", append(literal, statement{"mysql", func(i int) string {
+			return fmt.Sprintf("SELECT %d /* from %s */", i, []string{"cart", "search", "admin"}[i%3])
+		}}), [3]int{2, 2, 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb := freshTables(t, e)
+			if err := e.LoadSpans(tb, dbSpans(now, c.stmts, 600)); err != nil {
+				t.Fatal(err)
+			}
+			eng := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil)
+			ctx := context.Background()
+			if _, err := eng.DBOperations(ctx, telemetry.DBQuery{Window: w}); err != nil { // the schema check, once
+				t.Fatal(err)
+			}
+			for i, q := range []telemetry.DBQuery{{Window: w}, {Window: w, System: "mysql"}, {Window: w, Service: "billing", TopN: 2}} {
+				mu.Lock()
+				sent = nil
+				mu.Unlock()
+				got, err := eng.DBOperations(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				n := len(sent)
+				mu.Unlock()
+				if n != c.passes[i] {
+					t.Errorf("%+v: %d queries, want %d", q, n, c.passes[i])
+				}
+				want, err := eng.ScansOnly().DBOperations(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.SampleCount == 0 || len(got.Operations) == 0 {
+					t.Fatalf("%+v: no operations", q)
+				}
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
+					t.Errorf("%+v differs from the engine's answer from the spans (-want +got):\n%s", q, diff)
+				}
+			}
+		})
+	}
+}
+
+// statement is a database system and the statement of its i-th span.
+type statement struct {
+	system string
+	text   func(i int) string
+}
+
+// dbSpans are n spans of each statement over the hour before now, from two services, with
+// durations spread so each operation's p95 is one of its spans, and some failing.
+func dbSpans(now time.Time, stmts []statement, n int) []telemetry.SpanRow {
+	var rows []telemetry.SpanRow
+	for k, st := range stmts {
+		for i := range n {
+			id := k*n + i
+			s := telemetry.SpanRow{TraceID: fmt.Sprintf("%032x", id+1), SpanID: fmt.Sprintf("%016x", id+1), Name: "query",
+				Service: []string{"checkout", "billing"}[i%2], Kind: telemetry.KindClient,
+				StartNs:    now.Add(-time.Duration(id+1) * 3 * time.Second % time.Hour).UnixNano(),
+				DurationNs: int64((id*7919)%100_000+1) * 1000, StatusCode: telemetry.CodeUnset,
+				Attributes: conventions.Attributes{"db.system.name": st.system, "db.query.text": st.text(i)}}
+			if i%17 == 0 {
+				s.StatusCode = telemetry.CodeError
+			}
+			rows = append(rows, s)
+		}
+	}
+	return rows
+}
