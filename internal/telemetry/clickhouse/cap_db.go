@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
@@ -11,15 +12,16 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
-// dbFields writes the subquery of the window's database spans (the conventions' key prefixes,
-// compiled) with their raw fields; raw, a hash of all five (system, statement, summary,
-// operation, collection) that names the raw operation; and norm, the same hash with the
-// statement's normalizedQueryHash, which names the raw operations ClickHouse's own statement
-// normalization folds together.
-func (b *Backend) dbFields(s *sqlText, q telemetry.DBQuery, conv *conventions.Conventions) {
+// dbRaws writes the subquery of the window's raw database operations: each distinct
+// (system, statement, summary, operation, collection) of its database spans (the conventions'
+// key prefixes, compiled), named raw by a hash of all five, with its spans' count (n), errors
+// (e), total time (d) and a state of their durations (st) that merges into the nearest-rank
+// p95 of any set of raw operations (dbP95).
+func (b *Backend) dbRaws(s *sqlText, q telemetry.DBQuery, conv *conventions.Conventions) {
 	k := conv.DBKeys
-	s.w("(SELECT sys, stmt, summary, op, coll, cityHash64(sys, stmt, summary, op, coll) AS raw, ",
-		"cityHash64(sys, normalizedQueryHash(stmt), summary, op, coll) AS norm, Duration, StatusCode FROM (SELECT ",
+	s.w("(SELECT raw, any(sys) AS sys, any(stmt) AS stmt, any(summary) AS summary, ",
+		"any(op) AS op, any(coll) AS coll, count() AS n, countIf(StatusCode = 'Error') AS e, sum(Duration) AS d, ",
+		rankFunc("quantilesExactState", "Duration", []float64{0.95}), " AS st FROM (SELECT *, cityHash64(sys, stmt, summary, op, coll) AS raw FROM (SELECT ",
 		first(s, "SpanAttributes", k.SystemKeys), " AS sys, ",
 		first(s, "SpanAttributes", k.StatementKeys), " AS stmt, ",
 		first(s, "SpanAttributes", k.SummaryKeys), " AS summary, ",
@@ -30,21 +32,41 @@ func (b *Backend) dbFields(s *sqlText, q telemetry.DBQuery, conv *conventions.Co
 		service(s, q.Service)
 	}
 	// The outer condition needs a statement, summary or operation key: the inner one says so
-	// too, so the skip index drops the granules without any.
-	s.w(" AND ", anyKey(s, "SpanAttributes", k.StatementKeys, k.SummaryKeys, k.OperationKeys),
-		" AND (", attrCondition(s, "SpanAttributes", telemetry.DBAttrKeys(conv), ""), ")) WHERE stmt != '' OR summary != '' OR op != '')")
+	// too, so the skip index drops the granules without any. The scan's rule (a non-empty
+	// attribute under the key prefixes) is written only when a statement, summary or
+	// operation key can lie outside them: otherwise the outer condition implies it (a pass
+	// over every attribute of every database span, ~10% of the query).
+	s.w(" AND ", anyKey(s, "SpanAttributes", k.StatementKeys, k.SummaryKeys, k.OperationKeys))
+	if !dbKeysWithinPrefixes(conv) {
+		s.w(" AND (", attrCondition(s, "SpanAttributes", telemetry.DBAttrKeys(conv), ""), ")")
+	}
+	s.w(") WHERE stmt != '' OR summary != '' OR op != '') GROUP BY raw)")
 }
 
-// dbStats are one group's counts, errors, total time and nearest-rank p95.
-const dbStats = "toInt64(count()), toInt64(countIf(StatusCode = 'Error')), toInt64(sum(Duration)), toInt64("
+// dbKeysWithinPrefixes says whether every statement, summary and operation key lies under
+// the database key prefixes (telemetry.DBAttrKeys), as the presets' do.
+func dbKeysWithinPrefixes(conv *conventions.Conventions) bool {
+	prefixes := telemetry.DBAttrKeys(conv)
+	k := conv.DBKeys
+	for _, key := range slices.Concat(k.StatementKeys, k.SummaryKeys, k.OperationKeys) {
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(key, p) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// dbStats are a set of raw operations' counts, errors, total time and nearest-rank p95.
+var dbStats = "toInt64(sum(n)), toInt64(sum(e)), toInt64(sum(d)), toInt64(" + rankFunc("quantilesExactMerge", "st", []float64{0.95}) + "[1])"
 
 // AggregateDB implements telemetry.DBAggregator, in one query when it can and two when it
 // must. Operations are the conventions' (conventions.NormalizeStatement is a small SQL lexer
 // — quotes, comments, hex, IN lists — ClickHouse cannot reproduce exactly), so Go reads every
 // distinct raw operation (system, statement, summary, operation, collection) of the window's
-// database spans. The first query lists them, each with the group ClickHouse's
-// normalizedQueryHash puts it in, and computes counts, errors, total time and the nearest-rank
-// p95 of each such group (two grouping sets over one read). When ClickHouse's groups are the
+// database spans. The first query lists them (dbRaws), each with the group ClickHouse's
+// normalizedQueryHash puts it in — computed once per raw operation, not per span — and
+// computes counts, errors, total time and the nearest-rank p95 of each such group (two
+// grouping sets over the raw operations, their duration states merged). When ClickHouse's groups are the
 // conventions' operations — every raw operation of a group is one operation, and no operation
 // has raw operations in two groups — those are the answer. Otherwise (a statement the two
 // normalizations read differently) the second query maps every raw operation to its
@@ -62,8 +84,9 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 	s := &sqlText{}
 	// Grouped by the hash that names a raw operation (one fixed-size key per span) rather than
 	// over its five texts. Standard GROUPING semantics: 1 for the set without raw.
-	s.w("SELECT grouping(raw), raw, norm, any(sys), any(stmt), any(summary), any(op), any(coll), ", dbStats, nearestRank("Duration", 0.95), "[1]) FROM ")
-	b.dbFields(s, q, conv)
+	s.w("SELECT grouping(raw), raw, cityHash64(sys, normalizedQueryHash(stmt), summary, op, coll) AS norm, ",
+		"any(sys), any(stmt), any(summary), any(op), any(coll), ", dbStats, " FROM ")
+	b.dbRaws(s, q, conv)
 	s.w(" GROUP BY GROUPING SETS ((raw, norm), (norm))")
 	var raws []uint64
 	var keyOf []uint32
@@ -152,8 +175,8 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 	if len(raws) > 0 {
 		s := &sqlText{}
 		s.w("SELECT transform(raw, ", s.bind("Array(UInt64)", raws), ", ", s.bind("Array(UInt32)", keyOf), ", toUInt32(0)) AS k, ",
-			dbStats, nearestRank("Duration", 0.95), "[1]) FROM ")
-		b.dbFields(s, q, conv)
+			dbStats, " FROM ")
+		b.dbRaws(s, q, conv)
 		s.w(" WHERE k != 0 GROUP BY k")
 		lim, err := b.r.query(ctx, s, len(ops)+1, func(rows driver.Rows) error {
 			var i uint32

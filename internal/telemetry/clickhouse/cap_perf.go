@@ -36,11 +36,18 @@ const rankMargin = 1e-12
 // first: 1.3 s against 0.13 s for the 4 M database spans of B10's day.
 // TestTheQuantileFunctionIsTheNearestRank holds it on the engine.
 func nearestRank(column string, ps ...float64) string {
+	return rankFunc("quantilesExact", column, ps)
+}
+
+// rankFunc writes fn, quantilesExact or its -State or -Merge combinator, at nearestRank's
+// levels for ps: a state of the raw values (-State) merged (-Merge) gives the nearestRank of
+// every value the states hold.
+func rankFunc(fn, arg string, ps []float64) string {
 	levels := make([]string, len(ps))
 	for i, p := range ps {
 		levels[i] = strconv.FormatFloat(p-rankMargin, 'g', -1, 64)
 	}
-	return "quantilesExact(" + strings.Join(levels, ", ") + ")(" + column + ")"
+	return fn + "(" + strings.Join(levels, ", ") + ")(" + arg + ")"
 }
 
 // entryCondition writes, for the spans of service svc in window w, the entry-span rule

@@ -34,12 +34,19 @@ func TestDatabaseOperationsTakeOneQueryWhenClickHouseGroupsStatementsAsTheConven
 	}})
 	now := time.Now().Truncate(time.Second)
 	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
+	// Conventions whose key prefix leaves the statement keys outside it: a span is a database
+	// operation only with a non-empty attribute under db.system. (not the legacy db.system).
+	narrow, err := conventions.Preset("otel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow.DBKeys.KeyPrefixes = []string{"db.system"}
 	literal := []statement{
-		{"postgresql", func(i int) string { return fmt.Sprintf("SELECT * FROM orders WHERE id = %d", i%37) }},
+		{"postgresql", func(i int) string { return fmt.Sprintf("SELECT * FROM orders WHERE id = %d", i%37) }, false},
 		{"mysql", func(i int) string {
 			return fmt.Sprintf("UPDATE accounts SET balance = balance - %d WHERE id = %d", i%11, i%5)
-		}},
-		{"postgresql", func(i int) string { return fmt.Sprintf("SELECT name FROM users WHERE email = 'u%d@example.com'", i%13) }},
+		}, false},
+		{"postgresql", func(i int) string { return fmt.Sprintf("SELECT name FROM users WHERE email = 'u%d@example.com'", i%13) }, false},
 	}
 	for _, c := range []struct {
 		name  string
@@ -47,24 +54,28 @@ func TestDatabaseOperationsTakeOneQueryWhenClickHouseGroupsStatementsAsTheConven
 		// passes is how many queries AggregateDB sends for each of the queries below: the
 		// IN-list statements are PostgreSQL's, and billing's spans hold one of the two.
 		passes [3]int
+		conv   *conventions.Conventions
 	}{
-		{"literals", literal, [3]int{1, 1, 1}},
+		{"literals", literal, [3]int{1, 1, 1}, nil},
 		{"IN lists of one and of several elements", append(literal, statement{"postgresql", func(i int) string {
 			if i%2 == 0 {
 				return "SELECT * FROM items WHERE id IN (7)"
 			}
 			return "SELECT * FROM items WHERE id IN (7, 8, 9)"
-		}}), [3]int{2, 1, 1}},
+		}, false}), [3]int{2, 1, 1}, nil},
 		{"comments", append(literal, statement{"mysql", func(i int) string {
 			return fmt.Sprintf("SELECT %d /* from %s */", i, []string{"cart", "search", "admin"}[i%3])
-		}}), [3]int{2, 2, 2}},
+		}, false}), [3]int{2, 2, 2}, nil},
+		{"statement keys outside the key prefixes", append(literal, statement{"mysql", func(i int) string {
+			return fmt.Sprintf("DELETE FROM sessions WHERE id = %d", i)
+		}, true}), [3]int{1, 1, 1}, narrow},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tb := freshTables(t, e)
 			if err := e.LoadSpans(tb, dbSpans(now, c.stmts, 600)); err != nil {
 				t.Fatal(err)
 			}
-			eng := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil)
+			eng := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), c.conv)
 			ctx := context.Background()
 			if _, err := eng.DBOperations(ctx, telemetry.DBQuery{Window: w}); err != nil { // the schema check, once
 				t.Fatal(err)
@@ -98,10 +109,12 @@ func TestDatabaseOperationsTakeOneQueryWhenClickHouseGroupsStatementsAsTheConven
 	}
 }
 
-// statement is a database system and the statement of its i-th span.
+// statement is a database system and the statement of its i-th span; legacy names the
+// system by the attribute db.system instead of db.system.name.
 type statement struct {
 	system string
 	text   func(i int) string
+	legacy bool
 }
 
 // dbSpans are n spans of each statement over the hour before now, from two services, with
@@ -116,6 +129,9 @@ func dbSpans(now time.Time, stmts []statement, n int) []telemetry.SpanRow {
 				StartNs:    now.Add(-time.Duration(id+1) * 3 * time.Second % time.Hour).UnixNano(),
 				DurationNs: int64((id*7919)%100_000+1) * 1000, StatusCode: telemetry.CodeUnset,
 				Attributes: conventions.Attributes{"db.system.name": st.system, "db.query.text": st.text(i)}}
+			if st.legacy {
+				s.Attributes = conventions.Attributes{"db.system": st.system, "db.query.text": st.text(i)}
+			}
 			if i%17 == 0 {
 				s.StatusCode = telemetry.CodeError
 			}
