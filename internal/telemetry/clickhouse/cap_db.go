@@ -16,7 +16,7 @@ import (
 // (system, statement, summary, operation, collection) of its database spans (the conventions'
 // key prefixes, compiled), named raw by a hash of all five, with its spans' count (n), errors
 // (e), total time (d) and a state of their durations (st) that merges into the nearest-rank
-// p95 of any set of raw operations (dbP95).
+// p95 of any set of raw operations (dbStats).
 func (b *Backend) dbRaws(s *sqlText, q telemetry.DBQuery, conv *conventions.Conventions) {
 	k := conv.DBKeys
 	s.w("(SELECT raw, any(sys) AS sys, any(stmt) AS stmt, any(summary) AS summary, ",
@@ -66,12 +66,12 @@ var dbStats = "toInt64(sum(n)), toInt64(sum(e)), toInt64(sum(d)), toInt64(" + ra
 // database spans. The first query lists them (dbRaws), each with the group ClickHouse's
 // normalizedQueryHash puts it in — computed once per raw operation, not per span — and
 // computes counts, errors, total time and the nearest-rank p95 of each such group (two
-// grouping sets over the raw operations, their duration states merged). When ClickHouse's groups are the
-// conventions' operations — every raw operation of a group is one operation, and no operation
-// has raw operations in two groups — those are the answer. Otherwise (a statement the two
-// normalizations read differently) the second query maps every raw operation to its
-// operation (a bound array) and computes them per operation. No duration and no span crosses
-// the wire.
+// grouping sets over the raw operations, their duration states merged). When ClickHouse's
+// groups are the conventions' operations — every raw operation of a group is one operation,
+// and no operation has raw operations in two groups — those are the answer. Otherwise (a
+// statement the two normalizations read differently) the second query maps every raw
+// operation to its operation (a bound array) and computes them per operation. No duration
+// and no span crosses the wire.
 func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *conventions.Conventions) (telemetry.DBReport, bool, error) {
 	k := conv.DBKeys
 	if len(k.KeyPrefixes) == 0 {
