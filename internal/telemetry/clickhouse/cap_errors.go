@@ -163,21 +163,12 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 			probe = append(probe, r.TraceID)
 		}
 	}
-	failedElsewhere := map[string]bool{}
 	roots := map[string]telemetry.RunOfTrace{}
+	failedElsewhere, err := b.failedAnywhere(ctx, probe)
+	if err != nil {
+		return nil, false, 0, err
+	}
 	if len(probe) > 0 {
-		p := &sqlText{}
-		p.w("SELECT DISTINCT TraceId FROM ", b.traces, " WHERE StatusCode = 'Error' AND TraceId IN ", p.strs(probe))
-		if _, err := b.r.query(ctx, p, len(probe), func(rows driver.Rows) error {
-			var t string
-			if err := rows.Scan(&t); err != nil {
-				return err
-			}
-			failedElsewhere[t] = true
-			return nil
-		}); err != nil {
-			return nil, false, 0, err
-		}
 		var lone []string
 		for _, t := range probe {
 			if !failedElsewhere[t] {
@@ -422,20 +413,9 @@ func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conven
 		}
 		lone, probe, logsLimited = counts, nil, limited
 	}
-	failedElsewhere := map[string]bool{}
-	if len(probe) > 0 {
-		p := &sqlText{}
-		p.w("SELECT DISTINCT TraceId FROM ", b.traces, " WHERE StatusCode = 'Error' AND TraceId IN ", p.strs(probe))
-		if _, err := b.r.query(ctx, p, len(probe), func(rows driver.Rows) error {
-			var t string
-			if err := rows.Scan(&t); err != nil {
-				return err
-			}
-			failedElsewhere[t] = true
-			return nil
-		}); err != nil {
-			return nil, false, err
-		}
+	failedElsewhere, err := b.failedAnywhere(ctx, probe)
+	if err != nil {
+		return nil, false, err
 	}
 	for _, c := range lone {
 		if !failedElsewhere[c.trace] {
@@ -506,4 +486,23 @@ func (b *Backend) loneLogs(ctx context.Context, w telemetry.Window, failingSub f
 		return nil
 	})
 	return counts, limited, err
+}
+
+// failedAnywhere says which of traces have an error span anywhere in the table.
+func (b *Backend) failedAnywhere(ctx context.Context, traces []string) (map[string]bool, error) {
+	failed := map[string]bool{}
+	if len(traces) == 0 {
+		return failed, nil
+	}
+	p := &sqlText{}
+	p.w("SELECT DISTINCT TraceId FROM ", b.traces, " WHERE StatusCode = 'Error' AND TraceId IN ", p.strs(traces))
+	_, err := b.r.query(ctx, p, len(traces), func(rows driver.Rows) error {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return err
+		}
+		failed[t] = true
+		return nil
+	})
+	return failed, err
 }

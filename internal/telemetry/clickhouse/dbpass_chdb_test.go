@@ -5,7 +5,6 @@ package clickhouse_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
-	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
@@ -25,13 +23,7 @@ import (
 // either way.
 func TestDatabaseOperationsTakeOneQueryWhenClickHouseGroupsStatementsAsTheConventionsDo(t *testing.T) {
 	e := engine(t)
-	var mu sync.Mutex
-	var sent []string
-	addr := front(t, e, &chfront.Front{Timed: func(sql string, _, _ time.Duration) {
-		mu.Lock()
-		defer mu.Unlock()
-		sent = append(sent, sql)
-	}})
+	addr, sent := countingFront(t, e)
 	now := time.Now().Truncate(time.Second)
 	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
 	// Conventions whose key prefix leaves the statement keys outside it: a span is a database
@@ -81,16 +73,12 @@ func TestDatabaseOperationsTakeOneQueryWhenClickHouseGroupsStatementsAsTheConven
 				t.Fatal(err)
 			}
 			for i, q := range []telemetry.DBQuery{{Window: w}, {Window: w, System: "mysql"}, {Window: w, Service: "billing", TopN: 2}} {
-				mu.Lock()
-				sent = nil
-				mu.Unlock()
+				sent.Store(0)
 				got, err := eng.DBOperations(ctx, q)
 				if err != nil {
 					t.Fatal(err)
 				}
-				mu.Lock()
-				n := len(sent)
-				mu.Unlock()
+				n := int(sent.Load())
 				if n != c.passes[i] {
 					t.Errorf("%+v: %d queries, want %d", q, n, c.passes[i])
 				}

@@ -5,7 +5,6 @@ package clickhouse_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
-	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
 	"github.com/runlens/runlens/internal/telemetry/telemetrytest"
 )
@@ -25,13 +23,7 @@ import (
 // of the window instead, and the answer is the same either way.
 func TestAnUnfilteredPageOfRunsIsReadFromTheNewestRootsAndSurvivesCopies(t *testing.T) {
 	e := engine(t)
-	var mu sync.Mutex
-	var sent []string
-	addr := front(t, e, &chfront.Front{Timed: func(sql string, _, _ time.Duration) {
-		mu.Lock()
-		defer mu.Unlock()
-		sent = append(sent, sql)
-	}})
+	addr, sent := countingFront(t, e)
 	d, err := fixture.New(fixture.Options{Preset: "otel", Now: telemetrytest.Now, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -54,16 +46,12 @@ func TestAnUnfilteredPageOfRunsIsReadFromTheNewestRootsAndSurvivesCopies(t *test
 	check := func(stage string, wantQueries func(q telemetry.RunsQuery, n int) bool) {
 		t.Helper()
 		for _, q := range queries() {
-			mu.Lock()
-			sent = nil
-			mu.Unlock()
+			sent.Store(0)
 			got, err := src.Runs(ctx, q)
 			if err != nil {
 				t.Fatalf("%s: Runs %+v: %v", stage, q, err)
 			}
-			mu.Lock()
-			n := len(sent)
-			mu.Unlock()
+			n := int(sent.Load())
 			if !wantQueries(q, n) {
 				t.Errorf("%s: Runs %+v sent %d queries", stage, q, n)
 			}

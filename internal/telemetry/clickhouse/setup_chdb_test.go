@@ -46,6 +46,14 @@ func freshTables(t testing.TB, e *chfront.Engine) chfront.Tables {
 	return tb
 }
 
+// countingFront serves the HTTP interface over e for the test's lifetime and counts the
+// statements it runs.
+func countingFront(t testing.TB, e *chfront.Engine) (string, *atomic.Int64) {
+	t.Helper()
+	var sent atomic.Int64
+	return front(t, e, &chfront.Front{Timed: func(string, time.Duration, time.Duration) { sent.Add(1) }}), &sent
+}
+
 // front serves the HTTP interface over e for the test's lifetime.
 func front(t testing.TB, e *chfront.Engine, f *chfront.Front) string {
 	t.Helper()
