@@ -359,25 +359,24 @@ func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conven
 	var lone []loneCount
 	var unresolved []string
 	var tracesLimited, logsLimited bool
-	var originCounts [][3]any
+	var originCounts []loneCount // a service's origins (trace unused)
 	err = parallel(func() error {
 		var err error
 		tracesLimited, err = b.r.query(ctx, s, b.o.MaxGroups+maxRows+1, func(rows driver.Rows) error {
 			var u uint8
-			var t, svc string
-			var n, newest int64
+			var c loneCount
 			var traces uint64
-			if err := rows.Scan(&u, &t, &svc, &n, &newest, &traces); err != nil {
+			if err := rows.Scan(&u, &c.trace, &c.svc, &c.n, &c.newest, &traces); err != nil {
 				return err
 			}
 			if traces > uint64(maxRows) {
 				tracesLimited = true
 			}
 			if u == 1 {
-				unresolved = append(unresolved, t)
+				unresolved = append(unresolved, c.trace)
 				return nil
 			}
-			originCounts = append(originCounts, [3]any{svc, n, newest})
+			originCounts = append(originCounts, c)
 			return nil
 		})
 		return err
@@ -397,7 +396,7 @@ func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conven
 		return nil, false, err
 	}
 	for _, c := range originCounts {
-		add(c[0].(string), c[1].(int64), c[2].(int64))
+		add(c.svc, c.n, c.newest)
 	}
 	// The records' traces that failed outside the window: their records are not lone.
 	var probe []string
@@ -451,8 +450,8 @@ func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conven
 // table's error spans (its TraceId column: 0.3 s a day at 10 M spans) is then saved.
 var loneTracesMax = 10_000
 
-// loneCount is a count of error records of a service (and, when it is not empty, of one
-// trace) and the newest one's time.
+// loneCount is a count of a service's error occurrences or records (and, when it is not
+// empty, of one trace's) and the newest one's time.
 type loneCount struct {
 	svc, trace string
 	n, newest  int64
