@@ -13,7 +13,8 @@ import (
 // event attribute, a scope version or a log's observed time is caught before a tool or another
 // source's adapter comes to depend on it. Seq, the ingest order, is left out: the SDK exporter
 // groups spans by resource through a map, so its resource order (and so the sequence numbers)
-// changes from run to run.
+// changes from run to run. For the same reason a row's ResourceScopeId is replaced by the
+// resource and scope it refers to.
 
 // rowOrders fixes an order of the rows of each table that does not depend on ingest order.
 var rowOrders = map[string]string{
@@ -26,7 +27,9 @@ var rowOrders = map[string]string{
 // wrote the same attributes in another key order (the SDK sorts resource attributes) agree.
 func storedRows(t *testing.T, st *store.Store, table string) any {
 	t.Helper()
-	rows, err := st.DB().Query(`SELECT * FROM ` + table + ` ORDER BY ` + rowOrders[table])
+	rows, err := st.DB().Query(`SELECT t.*, r.ResourceAttributes AS StoredResourceAttributes, r.ScopeName AS StoredScopeName,
+		r.ScopeVersion AS StoredScopeVersion FROM ` + table + ` t LEFT JOIN ` + store.ResourceScopesTable + ` r ON r.Id = t.ResourceScopeId
+		ORDER BY ` + rowOrders[table])
 	if err != nil {
 		t.Fatalf("read %s: %v", table, err)
 	}
@@ -47,7 +50,7 @@ func storedRows(t *testing.T, st *store.Store, table string) any {
 		}
 		row := map[string]any{}
 		for i, c := range cols {
-			if c != "Seq" {
+			if c != "Seq" && c != "ResourceScopeId" {
 				row[c] = columnValue(c, vals[i].String)
 			}
 		}

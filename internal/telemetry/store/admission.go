@@ -117,6 +117,9 @@ func spanBatchBytes(b *spanBatch) int64 {
 	for _, args := range b.args {
 		n += argBytes(args)
 	}
+	for _, r := range b.resources.list {
+		n += int64(len(r.attrs) + len(r.scopeName) + len(r.scopeVersion))
+	}
 	return n + int64(len(b.recs))*512 // each span's row, attributes and derived columns in memory
 }
 

@@ -94,7 +94,7 @@ func spanFilter(s *telemetry.SpanScan) filter {
 		f.attrs("SpanAttributes", s.AttrKeys, s.AttrValue)
 	}
 	if s.Invocation != "" {
-		f.add(invocationExpr+" = ?", s.Invocation)
+		f.add(invocationFilter(TracesTable), s.Invocation, s.Invocation)
 	}
 	f.asOf(s.AsOf)
 	return f
@@ -107,7 +107,7 @@ func scanSpans(ctx context.Context, q queryer, s *telemetry.SpanScan) (telemetry
 	if limit <= 0 || limit > maxBackendRows {
 		limit = maxBackendRows
 	}
-	cols := spanColumns + fieldColumns(s.Fields, "SpanAttributes", "EventsJSON")
+	cols := spanColumns + fieldColumns(s.Fields, TracesTable, "SpanAttributes", "EventsJSON")
 	order := spansNewest
 	if s.Oldest {
 		order = spansOldest
@@ -144,9 +144,10 @@ func scanSpans(ctx context.Context, q queryer, s *telemetry.SpanScan) (telemetry
 	return batch, nil
 }
 
-// fieldColumns lists the optional columns fields asks for (an empty text in place of those it
-// does not), so scanners read a fixed shape: attributes, events (spans only), resource.
-func fieldColumns(fields telemetry.Fields, attrs, events string) string {
+// fieldColumns lists the optional columns of table that fields asks for (an empty text in place
+// of those it does not), so scanners read a fixed shape: attributes, events (spans only),
+// resource.
+func fieldColumns(fields telemetry.Fields, table, attrs, events string) string {
 	out := ", ''"
 	if fields&telemetry.FieldAttributes != 0 {
 		out = ", " + attrs
@@ -159,13 +160,10 @@ func fieldColumns(fields telemetry.Fields, attrs, events string) string {
 		}
 	}
 	if fields&telemetry.FieldResource != 0 {
-		return out + ", ResourceAttributes"
+		return out + ", " + resourceColumn(table)
 	}
 	return out + ", ''"
 }
-
-// invocationExpr reads a row's invocation id (telemetry.InvocationKey) from its resource.
-const invocationExpr = `json_extract(ResourceAttributes, '$."` + telemetry.InvocationKey + `"')`
 
 // scanSpanRow reads one row of spanColumns plus attributes and events (fieldColumns).
 func scanSpanRow(rows *sql.Rows, fields telemetry.Fields) (telemetry.SpanRow, int64, error) {
@@ -203,7 +201,7 @@ func scanLogs(ctx context.Context, q queryer, s *telemetry.LogScan) (telemetry.L
 	}
 	f.in("TraceId", s.TraceIDs)
 	if s.Invocation != "" {
-		f.add(invocationExpr+" = ?", s.Invocation)
+		f.add(invocationFilter(LogsTable), s.Invocation, s.Invocation)
 	}
 	f.asOf(s.AsOf)
 	limit := s.Limit
@@ -214,7 +212,7 @@ func scanLogs(ctx context.Context, q queryer, s *telemetry.LogScan) (telemetry.L
 	if s.Oldest {
 		order = logsOldest
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+logColumns+fieldColumns(s.Fields, "LogAttributes", "")+` FROM `+LogsTable+
+	rows, err := q.QueryContext(ctx, `SELECT `+logColumns+fieldColumns(s.Fields, LogsTable, "LogAttributes", "")+` FROM `+LogsTable+
 		f.where()+order+` LIMIT ?`, append(f.args, limit+1)...)
 	if err != nil {
 		return telemetry.LogBatch{}, fmt.Errorf("scan logs: %w", err)

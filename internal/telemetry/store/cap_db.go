@@ -283,7 +283,7 @@ func keySketches(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, keys []st
 func newestOperation(ctx context.Context, tx *sql.Tx, f filter, key string, conv *conventions.Conventions) (conventions.DBOperation, error) {
 	f = f.clone()
 	f.add("DbKey = ?", key)
-	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+fieldColumns(telemetry.FieldAttributes, "SpanAttributes", "EventsJSON")+
+	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+fieldColumns(telemetry.FieldAttributes, TracesTable, "SpanAttributes", "EventsJSON")+
 		` FROM `+TracesTable+f.where()+spansNewest+` LIMIT 1`, f.args...)
 	if err != nil {
 		return conventions.DBOperation{}, fmt.Errorf("read database span: %w", err)

@@ -120,7 +120,7 @@ func firstJob(ctx context.Context, tx *sql.Tx, in spansIn, lo, hi int64) (teleme
 // scan order.
 func firstAt(ctx context.Context, tx *sql.Tx, f filter) (telemetry.SpanRow, jobPos, bool, error) {
 	fields := telemetry.FieldAttributes | telemetry.FieldEvents
-	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+fieldColumns(fields, "SpanAttributes", "EventsJSON")+` FROM `+
+	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+fieldColumns(fields, TracesTable, "SpanAttributes", "EventsJSON")+` FROM `+
 		TracesTable+f.where()+` ORDER BY SpanId, Seq LIMIT 1`, f.args...)
 	if err != nil {
 		return telemetry.SpanRow{}, jobPos{}, false, fmt.Errorf("find job: %w", err)

@@ -84,7 +84,7 @@ func listRuns(ctx context.Context, tx *sql.Tx, q telemetry.RunsQuery, conv *conv
 	if err != nil || len(seqs) == 0 {
 		return page, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+fieldColumns(telemetry.FieldAttributes, "SpanAttributes", "EventsJSON")+
+	rows, err := tx.QueryContext(ctx, `SELECT `+spanColumns+fieldColumns(telemetry.FieldAttributes, TracesTable, "SpanAttributes", "EventsJSON")+
 		` FROM `+TracesTable+` WHERE Seq IN (`+placeholders(len(seqs))+`)`, int64s(seqs)...)
 	if err != nil {
 		return page, fmt.Errorf("list runs: %w", err)

@@ -67,9 +67,11 @@ func (s *Store) IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejecte
 // spanRec is one accepted span of a batch: the engine's row (its attributes dropped once
 // derived) and what the insert needs besides.
 type spanRec struct {
-	row                                                           telemetry.SpanRow
-	traceState, resJSON, scopeName, scopeVersion, attrs, evs, lks string
-	d                                                             spanDerived
+	row                         telemetry.SpanRow
+	traceState, attrs, evs, lks string
+	// res is the index of the span's resource and scope in the batch's resources.
+	res int
+	d   spanDerived
 	// entry is the span's entry flag given the batch's spans of its trace; a span with a parent
 	// id that is an entry here may still have a stored parent (settled by the writer).
 	entry bool
@@ -94,6 +96,8 @@ type spanBatch struct {
 	byTrace map[string][]int
 	// failing are the traces with an error span in the batch.
 	failing map[string]bool
+	// resources are the batch's distinct resources and scopes (resources.go).
+	resources resourceIndex
 }
 
 // spanArgs flattens td into insert arguments in spanColumnNames order, each row cut to its
@@ -136,7 +140,7 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 						Service: service, StartNs: start, DurationNs: max(end-start, 0),
 						StatusCode: flatten.StatusCode(sp.Status().Code()), StatusMessage: sp.Status().Message(),
 					},
-					traceState: sp.TraceState().AsRaw(), resJSON: resJSON, scopeName: scopeName, scopeVersion: scopeVersion,
+					traceState: sp.TraceState().AsRaw(), res: b.resources.add(resJSON, scopeName, scopeVersion, start),
 				}
 				if !sp.ParentSpanID().IsEmpty() {
 					r.row.ParentSpanID = hexID(sp.ParentSpanID())
@@ -162,7 +166,8 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 // without returns the batch less the spans at the given indexes of recs (copies of stored
 // spans), its arguments rebuilt.
 func (b spanBatch) without(drop map[int]bool) spanBatch {
-	out := spanBatch{accepted: b.accepted, rejected: b.rejected, recs: make([]spanRec, 0, len(b.recs)-len(drop))}
+	out := spanBatch{accepted: b.accepted, rejected: b.rejected, recs: make([]spanRec, 0, len(b.recs)-len(drop)),
+		resources: b.resources}
 	for i, r := range b.recs {
 		if !drop[i] {
 			out.recs = append(out.recs, r)
@@ -236,9 +241,9 @@ func (b *spanBatch) build() {
 			r.row.Name,
 			kindCode(r.row.Kind),
 			r.row.Service,
-			r.resJSON,
-			r.scopeName,
-			r.scopeVersion,
+			int64(r.res), // ResourceScopeId, resolved by the writer
+			"",           // ScopeName and ScopeVersion: in the resource's row
+			"",
 			r.attrs,
 			r.row.DurationNs,
 			statusCode(r.row.StatusCode),
@@ -297,14 +302,16 @@ func rootVerdict(r *spanRec) any {
 type logRec struct {
 	row     telemetry.LogRow
 	isError bool
+	res     int // index of the record's resource and scope in the batch's resources
 	at      int // offset of the row in args
 }
 
 // logBatch is a batch of log records flattened into insert arguments.
 type logBatch struct {
-	recs  []logRec
-	args  []any
-	plans []chunkPlan
+	recs      []logRec
+	args      []any
+	plans     []chunkPlan
+	resources resourceIndex
 }
 
 // logArgs flattens ld into insert arguments in logColumnNames order (Seq and TraceFailing left
@@ -356,6 +363,7 @@ func logArgs(ld plog.Logs, received time.Time, dv *deriver) logBatch {
 					d = dv.deriveLog(&rec.row)
 					rec.row.Attributes = nil
 				}
+				rec.res = b.resources.add(resJSON, scopeName, scopeVersion, ts)
 				rec.at = len(b.args)
 				b.args = append(b.args,
 					int64(0), // Seq
@@ -368,9 +376,9 @@ func logArgs(ld plog.Logs, received time.Time, dv *deriver) logBatch {
 					int64(rec.row.SeverityNumber),
 					service,
 					rec.row.Body,
-					resJSON,
-					scopeName,
-					scopeVersion,
+					int64(rec.res), // ResourceScopeId, resolved by the writer
+					"",             // ScopeName and ScopeVersion: in the resource's row
+					"",
 					logAttrs,
 					boolInt(rec.isError),
 					nullIfEmpty(d.ErrorMessage),

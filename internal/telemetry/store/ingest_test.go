@@ -25,9 +25,9 @@ type spanRecord struct {
 func readSpans(t *testing.T, s *Store) []spanRecord {
 	t.Helper()
 	rows, err := s.DB().Query(`SELECT Seq, Timestamp, EndTimestamp, Duration, TraceId, SpanId,
-		ParentSpanId, TraceState, SpanName, SpanKind, ServiceName, ResourceAttributes,
-		SpanAttributes, ScopeName, ScopeVersion, StatusCode, StatusMessage, EventsJSON, LinksJSON,
-		IsRoot, IsError FROM otel_traces ORDER BY Seq`)
+		ParentSpanId, TraceState, SpanName, SpanKind, ServiceName, ` + resourceScopeColumn(TracesTable, "ResourceAttributes") + `,
+		SpanAttributes, ` + resourceScopeColumn(TracesTable, "ScopeName") + `, ` + resourceScopeColumn(TracesTable, "ScopeVersion") + `,
+		StatusCode, StatusMessage, EventsJSON, LinksJSON, IsRoot, IsError FROM otel_traces ORDER BY Seq`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestIngestLogsStoresRecords(t *testing.T) {
 		traceID, spanID, sevText, svc, body, attrs, scp string
 	)
 	err = s.DB().QueryRow(`SELECT Timestamp, ObservedTimestamp, TraceId, SpanId, TraceFlags,
-		SeverityText, SeverityNumber, ServiceName, Body, LogAttributes, ScopeName, IsError
+		SeverityText, SeverityNumber, ServiceName, Body, LogAttributes, `+resourceScopeColumn(LogsTable, "ScopeName")+`, IsError
 		FROM otel_logs ORDER BY Seq LIMIT 1`).Scan(&ts, &obsTS, &traceID, &spanID, &flags, &sevText,
 		&sevNum, &svc, &body, &attrs, &scp, &isErr)
 	if err != nil {

@@ -41,6 +41,10 @@ func writeSpansOnce(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch
 	if err != nil {
 		return nil, err
 	}
+	resIDs, err := resolveResources(ctx, tx, st, b.resources.list)
+	if err != nil {
+		return nil, err
+	}
 	// Sequence numbers follow the batch's order whatever shape each row is inserted in.
 	first := *next
 	runErr := make([]int64, len(b.recs))
@@ -48,6 +52,7 @@ func writeSpansOnce(ctx context.Context, tx *sql.Tx, st *statements, b spanBatch
 		r := &b.recs[i]
 		args := b.args[r.shape]
 		args[r.at+colSeq] = *next
+		args[r.at+colResource] = resIDs[r.res]
 		*next++
 		if r.shape == shapeEntry || r.shape == shapeFull {
 			args[r.at+colIsEntry] = boolInt(entry[i])
@@ -150,8 +155,13 @@ func writeLogs(ctx context.Context, tx *sql.Tx, st *statements, b logBatch, next
 	if err != nil {
 		return err
 	}
+	resIDs, err := resolveResources(ctx, tx, st, b.resources.list)
+	if err != nil {
+		return err
+	}
 	for _, r := range b.recs {
 		b.args[r.at+colSeq] = *next
+		b.args[r.at+colResource] = resIDs[r.res]
 		*next++
 		folds := r.isError && r.row.TraceID != "" && failing[r.row.TraceID]
 		b.args[r.at+logColTraceFailing] = boolInt(folds)

@@ -70,8 +70,8 @@ func TestSpansOfInterleavedResourcesKeepTheirOwnResourceAndScope(t *testing.T) {
 	if acc, _, err := s.IngestTraces(ctx, td); err != nil || acc != 70 {
 		t.Fatalf("IngestTraces = %d, %v", acc, err)
 	}
-	rows, err := s.DB().QueryContext(ctx, `SELECT ServiceName, ScopeName, StatusCode, json_extract(ResourceAttributes, '$."service.name"'),
-		SpanKind FROM otel_traces ORDER BY Seq`)
+	rows, err := s.DB().QueryContext(ctx, `SELECT ServiceName, `+resourceScopeColumn(TracesTable, "ScopeName")+`, StatusCode,
+		json_extract(`+resourceColumn(TracesTable)+`, '$."service.name"'), SpanKind FROM otel_traces ORDER BY Seq`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,8 +83,8 @@ func TestAFileWrittenWithSchemaVersion2IsMigratedAndRecomputed(t *testing.T) {
 	conv := mustPreset(t, "otel")
 	s := openTestStore(t, Options{Path: path, Retention: 10000 * time.Hour, Conventions: conv})
 	var version int
-	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion || SchemaVersion != 5 {
-		t.Fatalf("schema version %d (%v), want 5", version, err)
+	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion || SchemaVersion != 6 {
+		t.Fatalf("schema version %d (%v), want 6", version, err)
 	}
 	waitDerived(t, s, conv)
 	if st, err := s.Stats(ctx); err != nil || st.Recomputing || st.Spans == 0 {
@@ -107,6 +107,7 @@ func downgrade(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	toSchema5(t, db)
 	stmts := []string{}
 	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
 	if err != nil {
@@ -201,6 +202,25 @@ func TestOtherConventionsAreDeclinedThenRecomputedInTheBackground(t *testing.T) 
 	src.compareAll(t, netscript, windows, runIDsOf(t, src.mem, windows[0]))
 }
 
+// toSchema5 turns the store behind db back into schema version 5, as the build before
+// resources were stored once wrote it: every row holds its own resource and scope texts.
+func toSchema5(t *testing.T, db *sql.DB) {
+	t.Helper()
+	var stmts []string
+	for _, table := range []string{TracesTable, LogsTable} {
+		stmts = append(stmts, `UPDATE `+table+` SET (ResourceAttributes, ScopeName, ScopeVersion) =
+			(SELECT r.ResourceAttributes, r.ScopeName, r.ScopeVersion FROM `+ResourceScopesTable+` r WHERE r.Id = `+table+`.ResourceScopeId)
+			WHERE ResourceScopeId IS NOT NULL`,
+			`ALTER TABLE `+table+` DROP COLUMN ResourceScopeId`)
+	}
+	stmts = append(stmts, `DROP TABLE `+ResourceScopesTable, `PRAGMA user_version = 5`)
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 // toSchema3 turns a store file back into schema version 3, as the build before the duration
 // sketches wrote it: no entry span rollup, a database rollup with hour buckets and no sketch
 // column, and no index of the domains' roots (schema version 5).
@@ -211,6 +231,7 @@ func toSchema3(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	toSchema5(t, db)
 	for _, q := range []string{
 		`DROP INDEX otel_traces_domain_runs`,
 		`DROP TABLE ` + EntryActivityTable,

@@ -39,6 +39,11 @@ func (s *Store) Prune(ctx context.Context) (deleted int64, err error) {
 	if err != nil {
 		return deleted, err
 	}
+	if deleted > 0 {
+		if _, err := s.pruneResources(ctx); err != nil {
+			return deleted, err
+		}
+	}
 	if err := s.releaseFreePages(ctx); err != nil {
 		return deleted, err
 	}

@@ -37,8 +37,8 @@ package store
 //	SpanName        TEXT
 //	SpanKind        TEXT
 //	ServiceName     TEXT
-//	ResourceAttributes TEXT  JSON object string->string
-//	ScopeName       TEXT
+//	ResourceAttributes TEXT  JSON object string->string (since version 6: in
+//	ScopeName       TEXT     otel_resource_scopes, see below)
 //	ScopeVersion    TEXT
 //	SpanAttributes  TEXT     JSON object string->string
 //	Duration        INTEGER  ns, never negative (an end before the start is stored as 0)
@@ -65,8 +65,8 @@ package store
 //	ServiceName        TEXT
 //	Body               TEXT     the body as text (pcommon.Value.AsString: strings verbatim,
 //	                            maps and arrays as JSON)
-//	ResourceAttributes TEXT     JSON object string->string
-//	ScopeName          TEXT
+//	ResourceAttributes TEXT     JSON object string->string (since version 6: in
+//	ScopeName          TEXT     otel_resource_scopes, see below)
 //	ScopeVersion       TEXT
 //	LogAttributes      TEXT     JSON object string->string
 //	IsError            INTEGER  derived: 1 when SeverityNumber >= 17 or lower(SeverityText) is
@@ -197,6 +197,23 @@ package store
 //	otel_logs_lone      (Timestamp, ServiceName, TraceId, Fingerprint, ExceptionType,
 //	                    ErrorMessage) WHERE IsError = 1 AND TraceFailing = 0
 //	                    the error records that are occurrences of their own
+//
+// Resources and instrumentation scopes are stored once (schema version 6). An app sends the same
+// resource (service, SDK, host, process attributes: hundreds of bytes with the SDKs' resource
+// detectors) and the same few scope names with every span and record; ClickHouse compresses
+// the repeats away, SQLite would store them on every row. Rows written since carry
+// ResourceScopeId, and their own ResourceAttributes, ScopeName and ScopeVersion hold an empty
+// object and empty texts; rows of an older file keep their texts and a NULL id. Readers take
+// the texts through resourceColumn / resourceScopeColumn (resources.go), which choose.
+//
+//	otel_resource_scopes, one row per distinct (resource, scope) pair:
+//	Id                 INTEGER  what rows' ResourceScopeId refers to
+//	Hash               INTEGER  a 64-bit hash of the three texts (lookup; texts compared too)
+//	ResourceAttributes TEXT     JSON object string->string, as on the rows before
+//	ScopeName, ScopeVersion TEXT
+//	LastTimestamp      INTEGER  the newest Timestamp of a row that refers to it: once every
+//	                            row older than the oldest row left is pruned, no row refers to
+//	                            it, and pruning deletes it (resources.go)
 //
 // Schema changes are appended to migrations, never edited in place: PRAGMA user_version holds
 // how many have been applied, so an older file upgrades step by step on Open.
@@ -464,6 +481,21 @@ INSERT INTO otel_error_activity (GroupKey, Bucket, Occurrences)
 	`
 CREATE INDEX otel_traces_domain_runs ON otel_traces (Domain, Timestamp, ServiceName) WHERE IsRoot = 1;
 `,
+	// 6: resources and instrumentation scopes stored once (otel_resource_scopes). Rows written
+	// before keep their own texts (ResourceScopeId NULL); readers take either.
+	`
+CREATE TABLE otel_resource_scopes (
+	Id                 INTEGER PRIMARY KEY,
+	Hash               INTEGER NOT NULL,
+	ResourceAttributes TEXT    NOT NULL,
+	ScopeName          TEXT    NOT NULL,
+	ScopeVersion       TEXT    NOT NULL,
+	LastTimestamp      INTEGER NOT NULL
+);
+CREATE INDEX otel_resource_scopes_hash ON otel_resource_scopes (Hash);
+ALTER TABLE otel_traces ADD COLUMN ResourceScopeId INTEGER;
+ALTER TABLE otel_logs ADD COLUMN ResourceScopeId INTEGER;
+`,
 }
 
 // Table and meta key names, shared by the writer, the pruner and the query code so a rename
@@ -489,6 +521,8 @@ const (
 	GroupActivityTable = "otel_error_activity"
 	// DeferredTable lists the failing traces too large to recompute at ingest.
 	DeferredTable = "otel_deferred_traces"
+	// ResourceScopesTable holds each distinct resource and instrumentation scope once.
+	ResourceScopesTable = "otel_resource_scopes"
 	// bucketNs is the width of a rollup bucket: five minutes. The migration's SQL repeats it;
 	// bucketExpr is the same number for SQL text.
 	bucketNs   int64 = 300_000_000_000

@@ -12,14 +12,14 @@ import (
 
 // spanColumnNames are the span columns in the order spanArgs produces values.
 var spanColumnNames = []string{"Seq", "Timestamp", "EndTimestamp", "TraceId", "SpanId", "ParentSpanId",
-	"TraceState", "SpanName", "SpanKind", "ServiceName", "ResourceAttributes", "ScopeName", "ScopeVersion",
+	"TraceState", "SpanName", "SpanKind", "ServiceName", "ResourceScopeId", "ScopeName", "ScopeVersion",
 	"SpanAttributes", "Duration", "StatusCode", "StatusMessage", "EventsJSON", "LinksJSON", "IsRoot", "IsError",
 	"DbKey", "DbSystem",
 	"IsEntry", "EntryRevisable", "RunId", "Domain", "RunVerdict", "TraceErrored", "RunErrored", "JobId", "JobName"}
 
 // logColumnNames are the log columns in the order logArgs produces values.
 var logColumnNames = []string{"Seq", "Timestamp", "ObservedTimestamp", "TraceId", "SpanId", "TraceFlags",
-	"SeverityText", "SeverityNumber", "ServiceName", "Body", "ResourceAttributes", "ScopeName", "ScopeVersion",
+	"SeverityText", "SeverityNumber", "ServiceName", "Body", "ResourceScopeId", "ScopeName", "ScopeVersion",
 	"LogAttributes", "IsError", "ErrorMessage", "ExceptionType", "Fingerprint", "TraceFailing"}
 
 // Span rows are inserted in one of four shapes, so that a span binds only the derived
@@ -81,6 +81,7 @@ var spanRowsPerInsert = [spanShapes]int{
 // Positions in a row of insert arguments that the writer sets.
 const (
 	colSeq          = 0
+	colResource     = 10 // ResourceScopeId: the batch's index of the row's resource until the writer resolves it
 	colPlainEnd     = 21 // the exporter's columns end here, the derived ones start
 	colDBEnd        = 23 // the database shape ends here
 	colIsEntry      = 23
@@ -88,7 +89,7 @@ const (
 	colEntryEnd     = 25 // the entry shape ends here
 	colTraceErrored = 28
 	colRunErrored   = 29
-	// Log rows keep Seq at colSeq too.
+	// Log rows keep Seq at colSeq and ResourceScopeId at colResource too.
 	logColTraceFailing = 18
 )
 
@@ -118,6 +119,11 @@ type statements struct {
 	// argBuf is reused for their arguments.
 	inserts map[insertKey]*sql.Stmt
 	argBuf  []any
+	// resourceIDs are the otel_resource_scopes ids of committed resources by key
+	// (resources.go); pendingResourceIDs those the current transaction resolved.
+	resourceIDs, pendingResourceIDs map[string]int64
+	findResource, insertResource    *sql.Stmt
+	touchResource                   *sql.Stmt
 	// Probes and updates over idChunk trace ids (…Few: fewIDs): which traces have a stored
 	// error span, which have a stored revisable span.
 	storedErrorTraces    *sql.Stmt
@@ -183,6 +189,11 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 		prep(&st.insertSpan[sh], insertSQL(TracesTable, names, 1))
 		prep(&st.insertSpans[sh], insertSQL(TracesTable, names, spanRowsPerInsert[sh]))
 	}
+	prep(&st.findResource, `SELECT Id FROM `+ResourceScopesTable+` WHERE Hash = ? AND ResourceAttributes = ? AND ScopeName = ?
+		AND ScopeVersion = ? LIMIT 1`)
+	prep(&st.insertResource, `INSERT INTO `+ResourceScopesTable+` (Hash, ResourceAttributes, ScopeName, ScopeVersion, LastTimestamp)
+		VALUES (?, ?, ?, ?, ?) RETURNING Id`)
+	prep(&st.touchResource, `UPDATE `+ResourceScopesTable+` SET LastTimestamp = max(LastTimestamp, ?) WHERE Id = ?`)
 	prep(&st.insertLog, insertSQL(LogsTable, logColumnNames, 1))
 	prep(&st.insertLogs, insertSQL(LogsTable, logColumnNames, rowsPerInsert))
 	many, few := "("+placeholders(idChunk)+")", "("+placeholders(fewIDs)+")"
@@ -213,7 +224,7 @@ func prepareStatements(ctx context.Context, db *sql.DB) (*statements, error) {
 	prep(&st.loadTrace, `SELECT `+spanColumns+`, SpanAttributes, EventsJSON, IsOrigin, `+
 		coalesced("ErrorMessage", "ExceptionType", "Fingerprint", "OccRunId", "OccDomain")+` FROM `+TracesTable+
 		` WHERE TraceId = ?`+spansNewest+` LIMIT `+strconv.Itoa(maxShapedSpans+1))
-	prep(&st.traceErrorLogs, `SELECT `+logColumns+fieldColumns(telemetry.FieldAttributes, "LogAttributes", "")+` FROM `+LogsTable+
+	prep(&st.traceErrorLogs, `SELECT `+logColumns+fieldColumns(telemetry.FieldAttributes, LogsTable, "LogAttributes", "")+` FROM `+LogsTable+
 		` WHERE TraceId = ? AND IsError = 1`+
 		logsNewest+` LIMIT `+strconv.Itoa(maxShapedLogs+1))
 	prep(&st.setOccurrence, `UPDATE `+TracesTable+` SET IsOrigin = ?, ErrorMessage = ?, ExceptionType = ?, Fingerprint = ?,
@@ -247,7 +258,8 @@ func (st *statements) close() {
 	all := []*sql.Stmt{st.readHighWater, st.writeHighWater, st.insertLog, st.insertLogs, st.storedErrorTraces,
 		st.storedFewErrorTraces, st.revisable, st.revisableFew, st.markTraceErrored, st.markFewTraceErrored,
 		st.markLogsFailing, st.markFewLogsFailing, st.addActivity, st.addRunActivity, st.dropActivity,
-		st.dropRunActivity, st.addDBActivity, st.dropDBActivity, st.addEntryAct, st.dropEntryAct, st.addGroupAct, st.dropGroupAct, st.loadTrace, st.traceErrorLogs, st.setOccurrence}
+		st.dropRunActivity, st.addDBActivity, st.dropDBActivity, st.addEntryAct, st.dropEntryAct, st.addGroupAct, st.dropGroupAct, st.loadTrace, st.traceErrorLogs, st.setOccurrence,
+		st.findResource, st.insertResource, st.touchResource}
 	all = append(append(all, st.insertSpan[:]...), st.insertSpans[:]...)
 	for _, s := range st.inserts {
 		all = append(all, s)

@@ -176,8 +176,13 @@ func (w *writer) runGroup(group []*job) {
 // commit runs jobs in one transaction and advances the high-water mark in the same one. The
 // transaction's context is not any caller's: one sender hanging up must not roll back the
 // batches of the others.
-func (w *writer) commit(jobs []*job) error {
+func (w *writer) commit(jobs []*job) (err error) {
 	ctx := context.Background()
+	defer func() {
+		if w.st != nil {
+			w.st.settleResourceCache(err == nil)
+		}
+	}()
 	if w.st == nil {
 		st, err := prepareStatements(ctx, w.db)
 		if err != nil {
