@@ -45,27 +45,58 @@ import (
 // gRPC measured 20.6 k spans/s and 52.5 CPU-µs/span over HTTP minutes earlier. Over gRPC the
 // receiver spends no more per span than over HTTP; both are bound by the store's writer.
 func BenchmarkIngest(b *testing.B) {
-	benchmarkIngest(b, func(b *testing.B, a helperAddrs) func(body []byte) error {
-		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchSenders}}
-		url := "http://" + a.http + TracesPath
-		return func(body []byte) error {
-			resp, err := client.Post(url, ctProto, bytes.NewReader(body))
-			if err != nil {
-				return err
-			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("status %d", resp.StatusCode)
-			}
-			return nil
+	benchmarkIngest(b, nil, httpSender)
+}
+
+// BenchmarkIngestSDKResource is BenchmarkIngest with the resource an SDK's resource detectors
+// describe a process with (sdkResource): what a real service sends with every batch.
+func BenchmarkIngestSDKResource(b *testing.B) {
+	benchmarkIngest(b, sdkResource, httpSender)
+}
+
+// sdkResource is the resource of a Go service instrumented with the OpenTelemetry SDK and its
+// host, OS and process detectors, beside benchTraces' own three attributes.
+var sdkResource = map[string]string{
+	"telemetry.sdk.language":      "go",
+	"telemetry.sdk.name":          "opentelemetry",
+	"telemetry.sdk.version":       "1.38.0",
+	"service.instance.id":         "627cc493-f310-47de-96bd-71410b7dec09",
+	"deployment.environment.name": "development",
+	"host.arch":                   "amd64",
+	"host.id":                     "8f1c1b2a6e5d4c3b2a1908f7e6d5c4b3",
+	"os.type":                     "linux",
+	"os.description":              "Debian GNU/Linux 12 (bookworm) (Linux web-1 6.1.0-28-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 x86_64)",
+	"process.pid":                 "48213",
+	"process.executable.name":     "checkout",
+	"process.executable.path":     "/srv/checkout/bin/checkout",
+	"process.command_args":        `["/srv/checkout/bin/checkout","--config","/etc/checkout/config.yaml","--listen",":8080"]`,
+	"process.owner":               "checkout",
+	"process.runtime.name":        "go",
+	"process.runtime.version":     "go1.26.8",
+	"process.runtime.description": "go version go1.26.8 linux/amd64",
+}
+
+// httpSender posts each body to the receiver's OTLP/HTTP traces path.
+func httpSender(_ *testing.B, a helperAddrs) func(body []byte) error {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchSenders}}
+	url := "http://" + a.http + TracesPath
+	return func(body []byte) error {
+		resp, err := client.Post(url, ctProto, bytes.NewReader(body))
+		if err != nil {
+			return err
 		}
-	})
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	}
 }
 
 // BenchmarkIngestGRPC is B5 over OTLP/gRPC: the same batches, one connection per sender (as
 // each exporter keeps its own), calling TraceService/Export.
 func BenchmarkIngestGRPC(b *testing.B) {
-	benchmarkIngest(b, func(b *testing.B, a helperAddrs) func(body []byte) error {
+	benchmarkIngest(b, nil, func(b *testing.B, a helperAddrs) func(body []byte) error {
 		conns := make(chan *grpc.ClientConn, benchSenders)
 		for range benchSenders {
 			conns <- dialGRPC(b, a.grpc)
@@ -97,17 +128,25 @@ func (rawCodec) Name() string { return "proto" }
 // benchSenders and benchBatchSpans are B5's shape.
 const benchSenders, benchBatchSpans = 4, 512
 
-// benchmarkIngest runs B5 with the sender open returns, one per sender goroutine.
-func benchmarkIngest(b *testing.B, open func(b *testing.B, a helperAddrs) func(body []byte) error) {
+// benchmarkIngest runs B5 with the sender open returns, one per sender goroutine, every batch's
+// resource carrying the attributes of resource besides benchTraces' own. Besides the rate and
+// the receiver's CPU time and peak RSS, it reports the store file's size per span once the
+// receiver closed it.
+func benchmarkIngest(b *testing.B, resource map[string]string, open func(b *testing.B, a helperAddrs) func(body []byte) error) {
 	// The receiver runs in its own process (this binary re-executed, see TestMain) so that its
 	// CPU time and peak RSS are its own, not the senders'.
-	child, addrs := startHelperProcess(b, filepath.Join(b.TempDir(), "telemetry.db"))
+	path := filepath.Join(b.TempDir(), "telemetry.db")
+	child, addrs := startHelperProcess(b, path)
 	// Every batch is distinct (new trace ids, later timestamps), as from a live application;
 	// encoding them is the senders' work, done before the clock starts.
 	start := time.Now().Add(-time.Hour)
 	bodies := make([][]byte, b.N)
 	for i := range bodies {
-		bodies[i] = protoTraces(b, benchTraces(uint64(i), benchBatchSpans, start.Add(time.Duration(i)*time.Millisecond)))
+		td := benchTraces(uint64(i), benchBatchSpans, start.Add(time.Duration(i)*time.Millisecond))
+		for k, v := range resource {
+			td.ResourceSpans().At(0).Resource().Attributes().PutStr(k, v)
+		}
+		bodies[i] = protoTraces(b, td)
 	}
 	send := open(b, addrs)
 	batches := make(chan int)
@@ -152,6 +191,12 @@ func benchmarkIngest(b *testing.B, open func(b *testing.B, a helperAddrs) func(b
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		b.ReportMetric(float64(cpu.Microseconds())/spans, "receiver-cpu-µs/span")
 	}
+	// The receiver checkpointed the write-ahead log into the file as it closed the store.
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(fi.Size())/spans, "store-bytes/span")
 }
 
 // peakRSS is the VmHWM of a running process, in bytes.
