@@ -22,6 +22,7 @@ func checkDerived(t *testing.T, s *Store) {
 	ctx := context.Background()
 	db := s.DB()
 	conv := s.derive.conv
+	checkResources(t, s)
 	type stored struct {
 		seq                            int64
 		row                            telemetry.SpanRow

@@ -274,3 +274,17 @@ func TestAResourceResolvedInATransactionThatDidNotCommitIsNotRemembered(t *testi
 		t.Fatalf("after a commit: cache %v, pending %v", st.resourceIDs, st.pendingResourceIDs)
 	}
 }
+
+// checkResources fails when a row refers to a resource row that is not there, or a resource
+// row's LastTimestamp is older than a row that refers to it (pruning would then delete a
+// resource still in use).
+func checkResources(t *testing.T, s *Store) {
+	t.Helper()
+	for _, table := range []string{TracesTable, LogsTable} {
+		q := `SELECT COUNT(*) FROM ` + table + ` t LEFT JOIN ` + ResourceScopesTable + ` r ON r.Id = t.ResourceScopeId
+			WHERE t.ResourceScopeId IS NOT NULL AND (r.Id IS NULL OR r.LastTimestamp < t.Timestamp)`
+		if n := countRows(t, s, q); n != 0 {
+			t.Errorf("%d rows of %s refer to a missing resource or one that looks older than they are", n, table)
+		}
+	}
+}
