@@ -39,19 +39,7 @@ func TestASpanSentAgainIsStoredOnceTheFirstCopyStanding(t *testing.T) {
 	span(again, "db", 2, 1, "another span, same id", false) // an id reused: the first stands
 	span(again, "api", 3, 1, "sibling", false)
 	src := loadSources(t, mustPreset(t, "otel"), randomTelemetry{batches: []randomBatch{{traces: &first}, {traces: &again}}})
-	var names []string
-	rows, err := src.store.DB().Query(`SELECT SpanName FROM otel_traces ORDER BY Seq`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, n)
-	}
-	rows.Close()
+	names := stringColumn(t, src.store.DB(), `SELECT SpanName FROM otel_traces ORDER BY Seq`)
 	if len(names) != 3 || names[0] != "root" || names[1] != "child" || names[2] != "sibling" {
 		t.Fatalf("stored %v, want root, child and sibling once each", names)
 	}

@@ -60,6 +60,28 @@ func resourceLogs(service, invocation string, ts time.Time) plog.Logs {
 	return ld
 }
 
+// stringColumn returns the one text column of every row query returns.
+func stringColumn(t *testing.T, db *sql.DB, query string) []string {
+	t.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return out
+}
+
 func countRows(t *testing.T, s *Store, query string) int {
 	t.Helper()
 	var n int
@@ -223,19 +245,7 @@ func TestPruningDeletesTheResourcesNoRowRefersToAndIngestRecreatesThem(t *testin
 	if _, err := s.Prune(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	rows, err := s.DB().Query(`SELECT json_extract(ResourceAttributes, '$."service.name"') FROM ` + ResourceScopesTable + ` ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, n)
-	}
-	rows.Close()
+	names := stringColumn(t, s.DB(), `SELECT json_extract(ResourceAttributes, '$."service.name"') FROM `+ResourceScopesTable+` ORDER BY 1`)
 	if fmt.Sprint(names) != "[both new]" {
 		t.Fatalf("resources left after pruning: %v, want [both new]", names)
 	}
