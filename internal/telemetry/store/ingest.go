@@ -119,7 +119,7 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			ss := sss.At(j)
-			scopeName, scopeVersion := ss.Scope().Name(), ss.Scope().Version()
+			res := b.resources.add(resJSON, ss.Scope().Name(), ss.Scope().Version())
 			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				sp := spans.At(k)
@@ -140,8 +140,9 @@ func spanArgs(td ptrace.Traces, dv *deriver) spanBatch {
 						Service: service, StartNs: start, DurationNs: max(end-start, 0),
 						StatusCode: flatten.StatusCode(sp.Status().Code()), StatusMessage: sp.Status().Message(),
 					},
-					traceState: sp.TraceState().AsRaw(), res: b.resources.add(resJSON, scopeName, scopeVersion, start),
+					traceState: sp.TraceState().AsRaw(), res: res,
 				}
+				b.resources.seen(res, start)
 				if !sp.ParentSpanID().IsEmpty() {
 					r.row.ParentSpanID = hexID(sp.ParentSpanID())
 				}
@@ -331,7 +332,7 @@ func logArgs(ld plog.Logs, received time.Time, dv *deriver) logBatch {
 		sls := rl.ScopeLogs()
 		for j := 0; j < sls.Len(); j++ {
 			sl := sls.At(j)
-			scopeName, scopeVersion := sl.Scope().Name(), sl.Scope().Version()
+			res := b.resources.add(resJSON, sl.Scope().Name(), sl.Scope().Version())
 			records := sl.LogRecords()
 			for k := 0; k < records.Len(); k++ {
 				r := records.At(k)
@@ -363,7 +364,8 @@ func logArgs(ld plog.Logs, received time.Time, dv *deriver) logBatch {
 					d = dv.deriveLog(&rec.row)
 					rec.row.Attributes = nil
 				}
-				rec.res = b.resources.add(resJSON, scopeName, scopeVersion, ts)
+				rec.res = res
+				b.resources.seen(res, ts)
 				rec.at = len(b.args)
 				b.args = append(b.args,
 					int64(0), // Seq

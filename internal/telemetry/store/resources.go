@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"hash/fnv"
+	"math"
 
 	"github.com/runlens/runlens/internal/telemetry"
 )
@@ -41,13 +42,13 @@ type resourceIndex struct {
 	byKey map[string]int
 }
 
-// add returns the index of (attrs, scopeName, scopeVersion), adding it on first sight, and
-// raises its newest Timestamp to ts.
-func (x *resourceIndex) add(attrs, scopeName, scopeVersion string, ts int64) int {
-	r := resourceScope{attrs: attrs, scopeName: scopeName, scopeVersion: scopeVersion, lastNs: ts}
+// add returns the index of (attrs, scopeName, scopeVersion), adding it on first sight. It is
+// called once per resource and scope of a batch, not per row: the key is as long as the
+// resource.
+func (x *resourceIndex) add(attrs, scopeName, scopeVersion string) int {
+	r := resourceScope{attrs: attrs, scopeName: scopeName, scopeVersion: scopeVersion, lastNs: math.MinInt64}
 	k := r.key()
 	if i, ok := x.byKey[k]; ok {
-		x.list[i].lastNs = max(x.list[i].lastNs, ts)
 		return i
 	}
 	if x.byKey == nil {
@@ -56,6 +57,11 @@ func (x *resourceIndex) add(attrs, scopeName, scopeVersion string, ts int64) int
 	x.byKey[k] = len(x.list)
 	x.list = append(x.list, r)
 	return len(x.list) - 1
+}
+
+// seen raises the newest Timestamp of resource i to that of a row carrying it.
+func (x *resourceIndex) seen(i int, ts int64) {
+	x.list[i].lastNs = max(x.list[i].lastNs, ts)
 }
 
 // maxCachedResources bounds the ids the writer remembers; past it the cache starts again
@@ -69,6 +75,9 @@ const maxCachedResources = 4096
 func resolveResources(ctx context.Context, tx *sql.Tx, st *statements, list []resourceScope) ([]int64, error) {
 	ids := make([]int64, len(list))
 	for i, r := range list {
+		if r.lastNs == math.MinInt64 {
+			continue // no row of the batch carries it (a scope whose spans were all rejected)
+		}
 		k := r.key()
 		id, ok := st.resourceIDs[k]
 		if !ok {

@@ -298,3 +298,17 @@ func checkResources(t *testing.T, s *Store) {
 		}
 	}
 }
+
+func TestAScopeWhoseSpansWereAllRejectedStoresNoResource(t *testing.T) {
+	s := openTestStore(t, Options{})
+	td := resourceTraces("checkout", "", "otelhttp", 1, 2, time.Now())
+	rejected := td.ResourceSpans().At(0).ScopeSpans().AppendEmpty()
+	rejected.Scope().SetName("no-ids")
+	rejected.Spans().AppendEmpty().SetName("without ids")
+	if acc, rej, err := s.IngestTraces(context.Background(), td); err != nil || acc != 2 || rej != 1 {
+		t.Fatalf("IngestTraces = %d accepted, %d rejected, %v", acc, rej, err)
+	}
+	if got := stringColumn(t, s.DB(), `SELECT ScopeName FROM `+ResourceScopesTable); fmt.Sprint(got) != "[otelhttp]" {
+		t.Fatalf("resource rows of scopes %v, want only otelhttp's", got)
+	}
+}
