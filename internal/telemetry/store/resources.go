@@ -16,24 +16,17 @@ import (
 // writer knows are cached on the write connection: a sender's resource is looked up once, not
 // once per batch.
 
-// resourceScope is one distinct resource and scope of a batch, and the newest Timestamp of the
-// batch's rows that carry it.
+// resourceScope is one distinct resource and scope of a batch, its key and hash (computed once,
+// by the sender's goroutine, not by the writer), and the newest Timestamp of the batch's rows
+// that carry it.
 type resourceScope struct {
 	attrs, scopeName, scopeVersion string
-	lastNs                         int64
-}
-
-// key identifies r among the others: the three texts, which no JSON object or scope text can
-// make ambiguous with the separators chosen (a JSON object holds no raw control character).
-func (r resourceScope) key() string {
-	return r.attrs + "\x00" + r.scopeName + "\x00" + r.scopeVersion
-}
-
-// hash is r's Hash column: FNV-1a over key, as a signed 64-bit integer for SQLite.
-func (r resourceScope) hash() int64 {
-	h := fnv.New64a()
-	h.Write([]byte(r.key()))
-	return int64(h.Sum64())
+	// key identifies it among the others: the three texts, which no JSON object or scope text
+	// can make ambiguous with the separator chosen (a JSON object holds no raw control
+	// character). hash is its Hash column: FNV-1a over key, as a signed 64-bit integer.
+	key    string
+	hash   int64
+	lastNs int64
 }
 
 // resourceIndex collects a batch's distinct resources and scopes in first-seen order.
@@ -46,16 +39,18 @@ type resourceIndex struct {
 // called once per resource and scope of a batch, not per row: the key is as long as the
 // resource.
 func (x *resourceIndex) add(attrs, scopeName, scopeVersion string) int {
-	r := resourceScope{attrs: attrs, scopeName: scopeName, scopeVersion: scopeVersion, lastNs: math.MinInt64}
-	k := r.key()
+	k := attrs + "\x00" + scopeName + "\x00" + scopeVersion
 	if i, ok := x.byKey[k]; ok {
 		return i
 	}
 	if x.byKey == nil {
 		x.byKey = map[string]int{}
 	}
+	h := fnv.New64a()
+	h.Write([]byte(k))
 	x.byKey[k] = len(x.list)
-	x.list = append(x.list, r)
+	x.list = append(x.list, resourceScope{attrs: attrs, scopeName: scopeName, scopeVersion: scopeVersion,
+		key: k, hash: int64(h.Sum64()), lastNs: math.MinInt64})
 	return len(x.list) - 1
 }
 
@@ -78,20 +73,24 @@ func resolveResources(ctx context.Context, tx *sql.Tx, st *statements, list []re
 		if r.lastNs == math.MinInt64 {
 			continue // no row of the batch carries it (a scope whose spans were all rejected)
 		}
-		k := r.key()
-		id, ok := st.resourceIDs[k]
+		id, ok := st.resourceIDs[r.key]
 		if !ok {
-			id, ok = st.pendingResourceIDs[k]
+			id, ok = st.pendingResourceIDs[r.key]
 		}
 		if !ok {
+			var inserted bool
 			var err error
-			if id, err = lookupResource(ctx, tx, st, r); err != nil {
+			if id, inserted, err = lookupResource(ctx, tx, st, r); err != nil {
 				return nil, err
 			}
 			if st.pendingResourceIDs == nil {
 				st.pendingResourceIDs = map[string]int64{}
 			}
-			st.pendingResourceIDs[k] = id
+			st.pendingResourceIDs[r.key] = id
+			if inserted {
+				ids[i] = id // inserted with the batch's newest time already
+				continue
+			}
 		}
 		if _, err := tx.StmtContext(ctx, st.touchResource).ExecContext(ctx, r.lastNs, id); err != nil {
 			return nil, fmt.Errorf("update resource: %w", err)
@@ -101,21 +100,20 @@ func resolveResources(ctx context.Context, tx *sql.Tx, st *statements, list []re
 	return ids, nil
 }
 
-// lookupResource finds r's row by hash and texts, or inserts it.
-func lookupResource(ctx context.Context, tx *sql.Tx, st *statements, r resourceScope) (int64, error) {
-	h := r.hash()
-	var id int64
-	err := tx.StmtContext(ctx, st.findResource).QueryRowContext(ctx, h, r.attrs, r.scopeName, r.scopeVersion).Scan(&id)
+// lookupResource finds r's row by hash and texts, or inserts it (inserted true).
+func lookupResource(ctx context.Context, tx *sql.Tx, st *statements, r resourceScope) (id int64, inserted bool, err error) {
+	err = tx.StmtContext(ctx, st.findResource).QueryRowContext(ctx, r.hash, r.attrs, r.scopeName, r.scopeVersion).Scan(&id)
 	if err == nil {
-		return id, nil
+		return id, false, nil
 	}
 	if err != sql.ErrNoRows {
-		return 0, fmt.Errorf("find resource: %w", err)
+		return 0, false, fmt.Errorf("find resource: %w", err)
 	}
-	if err := tx.StmtContext(ctx, st.insertResource).QueryRowContext(ctx, h, r.attrs, r.scopeName, r.scopeVersion, r.lastNs).Scan(&id); err != nil {
-		return 0, fmt.Errorf("insert resource: %w", err)
+	err = tx.StmtContext(ctx, st.insertResource).QueryRowContext(ctx, r.hash, r.attrs, r.scopeName, r.scopeVersion, r.lastNs).Scan(&id)
+	if err != nil {
+		return 0, false, fmt.Errorf("insert resource: %w", err)
 	}
-	return id, nil
+	return id, true, nil
 }
 
 // settleResourceCache keeps the ids a transaction resolved once it committed, and forgets them

@@ -312,3 +312,20 @@ func TestAScopeWhoseSpansWereAllRejectedStoresNoResource(t *testing.T) {
 		t.Fatalf("resource rows of scopes %v, want only otelhttp's", got)
 	}
 }
+
+func TestTheWritersCacheOfResourceIDsStartsAgainPastItsBound(t *testing.T) {
+	st := &statements{resourceIDs: map[string]int64{}, pendingResourceIDs: map[string]int64{}}
+	for i := range maxCachedResources {
+		st.resourceIDs[fmt.Sprint(i)] = int64(i)
+	}
+	st.pendingResourceIDs["new"] = 1
+	st.settleResourceCache(true)
+	if len(st.resourceIDs) != 1 || st.resourceIDs["new"] != 1 {
+		t.Fatalf("a full cache given one more id holds %d ids, want only the new one", len(st.resourceIDs))
+	}
+	st.pendingResourceIDs["next"] = 2
+	st.settleResourceCache(true)
+	if len(st.resourceIDs) != 2 {
+		t.Fatalf("below the bound the cache holds %d ids, want 2", len(st.resourceIDs))
+	}
+}

@@ -64,9 +64,9 @@ const (
 	// text in a slice that it grows by doubling, and the 513th doubles it to 1024 entries —
 	// measured as a fifth more allocation per span.
 	maxTextParams = 512
-	// spanTextColumns counts the exporter's text columns of a span row; the database shape adds
-	// two, the full shape six.
-	spanTextColumns = 13
+	// spanTextColumns counts the text columns a span row binds (ResourceScopeId is an integer);
+	// the database shape adds two, the full shape six.
+	spanTextColumns = 12
 )
 
 // spanRowsPerInsert is how many rows of a shape one INSERT carries: rowsPerInsert, or fewer
