@@ -122,10 +122,15 @@ func window(q *sqlText, col string, w telemetry.Window) {
 
 // service writes the service condition (UnknownService: no service.name).
 func service(q *sqlText, svc string) {
+	q.w(" AND ServiceName = ", serviceName(q, svc))
+}
+
+// serviceName binds the ServiceName value of service svc (UnknownService: the empty name).
+func serviceName(q *sqlText, svc string) string {
 	if svc == telemetry.UnknownService {
 		svc = ""
 	}
-	q.w(" AND ServiceName = ", q.str(svc))
+	return q.str(svc)
 }
 
 // spanWhere writes the WHERE clause of a span scan.

@@ -170,6 +170,15 @@ func BenchmarkB10(b *testing.B) {
 					r, err := src.ServicePerformance(ctx, telemetry.PerformanceQuery{Window: w, Service: "svc-7"})
 					return r, r.Scan.Limited, err
 				}},
+				// An agent working on one service asks about that service.
+				{"get_app_status/service", func(src telemetry.Source) (any, bool, error) {
+					r, err := src.Status(ctx, telemetry.StatusQuery{Window: w, Service: "svc-7"})
+					return r, r.Scan.Limited, err
+				}},
+				{"get_recent_errors/service", func(src telemetry.Source) (any, bool, error) {
+					r, err := src.Errors(ctx, telemetry.ErrorsQuery{Window: w, Service: "svc-7"})
+					return r, r.Scan.Limited, err
+				}},
 				{"analyze_db_bottlenecks", func(src telemetry.Source) (any, bool, error) {
 					r, err := src.DBOperations(ctx, telemetry.DBQuery{Window: w})
 					return r, r.Scan.Limited, err

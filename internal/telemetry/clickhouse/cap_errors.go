@@ -24,7 +24,7 @@ func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, 
 	if err != nil {
 		return telemetry.ErrorReport{}, false, err
 	}
-	occ, limited, scanned, err := b.occurrences(ctx, conv, q.Window, at)
+	occ, limited, scanned, err := b.occurrences(ctx, conv, q.Window, q.Service, at)
 	if err != nil {
 		return telemetry.ErrorReport{}, false, err
 	}
@@ -41,9 +41,16 @@ func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, 
 // of other traces, two more: whether their trace failed anywhere, and its root. A trace the
 // origin query leaves unresolved (over its bounds) has its spans read for the Go rule. The
 // trace sets are GLOBAL subqueries, read once.
-func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, at tableExtents) (list []telemetry.Occurrence, limited bool, scanned int64, err error) {
+//
+// With svc set, only what the occurrences of that service need is read: the traces with an
+// error span of svc in the window (an origin is an error span, so every trace holding an
+// origin of svc is among them; each is still read whole, so its origins and folding are the
+// same), the records of those traces, and svc's own records of the window (the candidates for
+// occurrences of their own). The occurrences of other services this finds are dropped by the
+// caller's filter.
+func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, svc string, at tableExtents) (list []telemetry.Occurrence, limited bool, scanned int64, err error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
-	failingSub := b.failingTraces(w)
+	failingSub := b.failingTraces(w, svc)
 	// The failing traces' origins; and, in a second query run at the same time, the error
 	// records of the window and those of the failing traces outside it — the second part only
 	// when the logs table holds records outside the window (the parts' metadata say).
@@ -57,6 +64,12 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	const logCols = "toUnixTimestamp64Nano(Timestamp) AS ns, TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body, LogAttributes, "
 	l.w("SELECT * FROM (SELECT ", logCols, "toUInt8(1) AS inWindow FROM ", b.logs, " WHERE ", errorLogExpr, " AND ")
 	window(l, "Timestamp", w)
+	if svc != "" {
+		// svc's records, and those of other services that fold into svc's failing traces.
+		l.w(" AND (ServiceName = ", serviceName(l, svc), " OR TraceId GLOBAL IN ")
+		failingSub(l)
+		l.w(")")
+	}
 	if !at.known || !at.logs.within(w) {
 		// Two parts, not "in the window OR of a failing trace": ClickHouse reads the window's
 		// part through the partition and sort keys, and the rest without building the
@@ -198,11 +211,15 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	return list, limited, scanned, nil
 }
 
-// failingTraces writes the subquery of the traces with an error span in w.
-func (b *Backend) failingTraces(w telemetry.Window) func(*sqlText) {
+// failingTraces writes the subquery of the traces with an error span in w (of service svc,
+// when set: the sort key's first column, so only that service's granules are read).
+func (b *Backend) failingTraces(w telemetry.Window, svc string) func(*sqlText) {
 	return func(q *sqlText) {
 		q.w("(SELECT TraceId FROM ", b.traces, " WHERE ")
 		window(q, "Timestamp", w)
+		if svc != "" {
+			service(q, svc)
+		}
 		q.w(" AND StatusCode = 'Error')")
 	}
 }
@@ -327,9 +344,14 @@ type serviceErrors struct {
 // reads neither attribute maps nor events; the error records of no failing trace (in the
 // window or elsewhere) are counted in a second query at the same time; only the traces over
 // the origin query's bounds have their spans read, for the Go rule.
-func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, at tableExtents) (map[string]*serviceErrors, bool, error) {
+//
+// With svc set, only svc's occurrences are counted right (the map may hold others, counted
+// short): the traces with an error span of svc in the window, and svc's records of the window
+// in none of them (whether their trace failed through another service's span is asked by id,
+// as for a failure outside the window).
+func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, svc string, at tableExtents) (map[string]*serviceErrors, bool, error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
-	failingSub := b.failingTraces(w)
+	failingSub := b.failingTraces(w, svc)
 	within, err := b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
 	if err != nil {
 		return nil, false, err
@@ -353,6 +375,9 @@ func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conven
 	l := &sqlText{}
 	l.w("SELECT ServiceName, TraceId, toInt64(count()), toInt64(max(toUnixTimestamp64Nano(Timestamp))) FROM ", b.logs, " WHERE ", errorLogExpr, " AND ")
 	window(l, "Timestamp", w)
+	if svc != "" {
+		service(l, svc)
+	}
 	l.w(" AND (TraceId = '' OR TraceId GLOBAL NOT IN ")
 	failingSub(l)
 	l.w(") GROUP BY ServiceName, TraceId")
@@ -406,7 +431,7 @@ func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conven
 		}
 	}
 	if logsLimited || len(probe) > loneTracesMax {
-		counts, limited, err := b.loneLogs(ctx, w, failingSub)
+		counts, limited, err := b.loneLogs(ctx, w, svc, failingSub)
 		if err != nil {
 			return nil, false, err
 		}
@@ -459,13 +484,16 @@ type loneCount struct {
 
 // loneLogs counts per service, in one statement, the error records of window w whose trace
 // has no error span anywhere: those of no failing trace of w (failingSub), less those whose
-// trace failed outside it. occurrenceCounts uses it when the records' traces are too many to
-// ask about by id.
-func (b *Backend) loneLogs(ctx context.Context, w telemetry.Window, failingSub func(*sqlText)) (counts []loneCount, limited bool, err error) {
+// trace failed outside it (or, with svc set, through another service's span). occurrenceCounts
+// uses it when the records' traces are too many to ask about by id.
+func (b *Backend) loneLogs(ctx context.Context, w telemetry.Window, svc string, failingSub func(*sqlText)) (counts []loneCount, limited bool, err error) {
 	l := &sqlText{}
 	lone := func(l *sqlText) {
 		l.w(" FROM ", b.logs, " WHERE ", errorLogExpr, " AND ")
 		window(l, "Timestamp", w)
+		if svc != "" {
+			service(l, svc)
+		}
 	}
 	l.w("SELECT ServiceName, toInt64(count()), toInt64(max(toUnixTimestamp64Nano(Timestamp)))")
 	lone(l)

@@ -334,7 +334,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		return err
 	}, func() error {
 		var err error
-		occ, occLimited, err = b.occurrenceCounts(ctx, conv, q.Window, at)
+		occ, occLimited, err = b.occurrenceCounts(ctx, conv, q.Window, q.Service, at)
 		return err
 	}, func() error {
 		errWithin, err := b.rootsSpan(ctx, q.Window, q.Service, at)
