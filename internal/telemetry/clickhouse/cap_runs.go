@@ -69,6 +69,15 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 	q.w(") AS r GLOBAL LEFT JOIN (SELECT TraceId, toUInt64(uniqExact(SpanId)) AS errors FROM ", b.traces,
 		" WHERE StatusCode = 'Error' AND ")
 	window(q, "Timestamp", errWithin)
+	if svc != "" {
+		// One service's roots are few: only their traces' error spans are grouped (the join
+		// keeps no other).
+		q.w(" AND TraceId GLOBAL IN (SELECT TraceId FROM ", b.traces, " WHERE ")
+		window(q, "Timestamp", w)
+		q.w(" AND ParentSpanId = ''")
+		service(q, svc)
+		q.w(")")
+	}
 	q.w(" GROUP BY TraceId) AS e ON e.TraceId = r.TraceId)")
 }
 
