@@ -190,15 +190,17 @@ func originRow(rows driver.Rows, conv *conventions.Conventions, byTrace map[stri
 		if known == 1 {
 			t.run = telemetry.RunOfTrace{ID: cmp.Or(exec, trace), Domain: dom, Known: true}
 		}
+		t.kept = make([]telemetry.SpanRow, 0, min(t.want, 64))
 		byTrace[trace] = t
 		*order = append(*order, trace)
 	}
 	if kk == 0 {
 		return nil
 	}
-	s.TraceID, s.Attributes = trace, conventions.Attributes{}
+	// The folding reads only error.type of the attributes (a nil map reads as empty).
+	s.TraceID = trace
 	if errt != "" {
-		s.Attributes["error.type"] = errt
+		s.Attributes = conventions.Attributes{"error.type": errt}
 	}
 	if emsg != "" || etyp != "" {
 		s.Events = []telemetry.SpanEvent{{Name: "exception", Attributes: conventions.Attributes{}}}
