@@ -10,7 +10,6 @@ import (
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
-	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 // An answer does not depend on the queries before it: the error records of no failing trace
@@ -30,13 +29,7 @@ func TestAnAnswerDoesNotDependOnTheQueriesBeforeIt(t *testing.T) {
 	now := time.Now().Truncate(time.Second)
 	ns := func(d time.Duration) int64 { return now.Add(-d).UnixNano() }
 	span := func(trace, id, parent string, at time.Duration, failed bool) telemetry.SpanRow {
-		s := telemetry.SpanRow{TraceID: trace, SpanID: id, ParentSpanID: parent, Name: "GET /cart", Service: "cart",
-			Kind: telemetry.KindServer, StartNs: ns(at), DurationNs: int64(time.Millisecond), StatusCode: telemetry.CodeUnset,
-			Attributes: conventions.Attributes{}}
-		if failed {
-			s.StatusCode = telemetry.CodeError
-		}
-		return s
+		return serverSpan(now, trace, id, parent, "cart", at, failed)
 	}
 	const lone, failedBefore, other = "0af7651916cd43dd8448eb211c80319c", "4bf92f3577b34da6a3ce929d0e0e4736", "5b8efff798038103d269b633813fc60c"
 	rows := []telemetry.SpanRow{

@@ -13,7 +13,6 @@ import (
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
-	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 // A question about one service reads that service's failing traces, not every service's — and
@@ -29,13 +28,7 @@ func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
 	now := time.Now().Truncate(time.Second)
 	ns := func(d time.Duration) int64 { return now.Add(-d).UnixNano() }
 	span := func(trace, id, parent, svc string, at time.Duration, failed bool) telemetry.SpanRow {
-		s := telemetry.SpanRow{TraceID: trace, SpanID: id, ParentSpanID: parent, Name: svc + " call", Service: svc,
-			Kind: telemetry.KindServer, StartNs: ns(at), DurationNs: int64(time.Millisecond), StatusCode: telemetry.CodeUnset,
-			Attributes: conventions.Attributes{}}
-		if failed {
-			s.StatusCode = telemetry.CodeError
-		}
-		return s
+		return serverSpan(now, trace, id, parent, svc, at, failed)
 	}
 	const (
 		// viaPayments fails in payments under checkout's failed root; only checkout's record
@@ -101,7 +94,7 @@ func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
 		}{
 			// viaPayments' origin (its message from checkout's record), the lone record, and
 			// inPayments' origin; not the record in viaCheckout, which failed in checkout.
-			"payments": {3, []string{"ledger out of sync", "payment failed for order 7", "payments call failed"}},
+			"payments": {3, []string{"ledger out of sync", "payment failed for order 7", "GET /cart failed"}},
 			// viaCheckout's origin only: viaPayments' origin is in payments.
 			"checkout": {1, []string{"refund refused"}},
 			"catalog":  {0, nil},

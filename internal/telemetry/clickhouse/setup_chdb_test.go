@@ -14,6 +14,7 @@ import (
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
 	"github.com/runlens/runlens/internal/telemetry/flatten"
 )
@@ -79,6 +80,18 @@ func load(t testing.TB, e *chfront.Engine, tb chfront.Tables, d *fixture.Dataset
 	if err := e.LoadLogs(tb, flatten.Logs(d.Logs, time.Now())); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// serverSpan is a server span of service svc named "GET /cart", started at before now, of 1 ms;
+// failed gives it the Error status.
+func serverSpan(now time.Time, trace, id, parent, svc string, before time.Duration, failed bool) telemetry.SpanRow {
+	s := telemetry.SpanRow{TraceID: trace, SpanID: id, ParentSpanID: parent, Name: "GET /cart", Service: svc,
+		Kind: telemetry.KindServer, StartNs: now.Add(-before).UnixNano(), DurationNs: int64(time.Millisecond), StatusCode: telemetry.CodeUnset,
+		Attributes: conventions.Attributes{}}
+	if failed {
+		s.StatusCode = telemetry.CodeError
+	}
+	return s
 }
 
 // open opens the source over the front at addr on database db.
