@@ -515,21 +515,28 @@ func (b *Backend) loneLogs(ctx context.Context, w telemetry.Window, svc string, 
 	return counts, limited, err
 }
 
+// askByIDMax bounds the trace ids one statement of failedAnywhere binds: they travel in the
+// request's URL over HTTP (about 45 bytes each), which proxies in front of ClickHouse often
+// limit to a few hundred kilobytes or less.
+var askByIDMax = 2_000
+
 // failedAnywhere says which of traces have an error span anywhere in the table.
 func (b *Backend) failedAnywhere(ctx context.Context, traces []string) (map[string]bool, error) {
 	failed := map[string]bool{}
-	if len(traces) == 0 {
-		return failed, nil
-	}
-	p := &sqlText{}
-	p.w("SELECT DISTINCT TraceId FROM ", b.traces, " WHERE StatusCode = 'Error' AND TraceId IN ", p.strs(traces))
-	_, err := b.r.query(ctx, p, len(traces), func(rows driver.Rows) error {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return err
+	for lo := 0; lo < len(traces); lo += askByIDMax {
+		part := traces[lo:min(lo+askByIDMax, len(traces))]
+		p := &sqlText{}
+		p.w("SELECT DISTINCT TraceId FROM ", b.traces, " WHERE StatusCode = 'Error' AND TraceId IN ", p.strs(part))
+		if _, err := b.r.query(ctx, p, len(part), func(rows driver.Rows) error {
+			var t string
+			if err := rows.Scan(&t); err != nil {
+				return err
+			}
+			failed[t] = true
+			return nil
+		}); err != nil {
+			return nil, err
 		}
-		failed[t] = true
-		return nil
-	})
-	return failed, err
+	}
+	return failed, nil
 }

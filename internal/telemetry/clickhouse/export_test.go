@@ -22,3 +22,11 @@ func SetLoneTracesMax(t testing.TB, n int) {
 	loneTracesMax = n
 	t.Cleanup(func() { loneTracesMax = saved })
 }
+
+// SetAskByIDMax sets askByIDMax for the test's lifetime.
+func SetAskByIDMax(t testing.TB, n int) {
+	t.Helper()
+	saved := askByIDMax
+	askByIDMax = n
+	t.Cleanup(func() { askByIDMax = saved })
+}

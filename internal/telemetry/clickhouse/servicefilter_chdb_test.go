@@ -19,8 +19,8 @@ import (
 // answers as the same question about every service, filtered: each trace it reads is still
 // read whole, the records of other services that fold into its occurrences are read with it,
 // and a record of the service in a trace that failed through another service is no occurrence
-// of its own. Checked with the records' traces asked about by id and, from the second round,
-// in one statement.
+// of its own. Checked with the records' traces asked about by id in one statement and, in the
+// second round, in one statement over the records (the status) or a statement per id.
 func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
 	e := engine(t)
 	addr := front(t, e, nil)
@@ -34,8 +34,10 @@ func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
 		// viaPayments fails in payments under checkout's failed root; only checkout's record
 		// says what went wrong.
 		viaPayments = "0af7651916cd43dd8448eb211c80319c"
-		// viaCheckout fails in checkout alone; payments logged an error in it.
-		viaCheckout = "4bf92f3577b34da6a3ce929d0e0e4736"
+		// viaCheckout and viaCheckout2 fail in checkout alone; payments logged an error in
+		// each (the second older than the lone record, so it is asked about after it).
+		viaCheckout  = "4bf92f3577b34da6a3ce929d0e0e4736"
+		viaCheckout2 = "4bf92f3577b34da6a3ce929d0e0e4737"
 		// lone holds a payments error record and no error span.
 		lone = "5b8efff798038103d269b633813fc60c"
 		// inPayments fails in payments alone.
@@ -47,6 +49,8 @@ func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
 		span(viaCheckout, "10f067aa0ba902b7", "", "checkout", 20*time.Minute, true),
 		span(viaCheckout, "10f067aa0ba902b8", "10f067aa0ba902b7", "payments", 20*time.Minute, false),
 		span(lone, "20f067aa0ba902b7", "", "payments", 30*time.Minute, false),
+		span(viaCheckout2, "40f067aa0ba902b7", "", "checkout", 35*time.Minute, true),
+		span(viaCheckout2, "40f067aa0ba902b8", "40f067aa0ba902b7", "payments", 35*time.Minute, false),
 		span(inPayments, "30f067aa0ba902b7", "", "payments", 40*time.Minute, true),
 	}
 	// Many granules' worth of other spans around them.
@@ -61,6 +65,7 @@ func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
 		{TimeNs: ns(10 * time.Minute), TraceID: viaPayments, SpanID: "00f067aa0ba902b7", Service: "checkout", SeverityNumber: 17, SeverityText: "ERROR", Body: "payment failed for order 7"},
 		{TimeNs: ns(20 * time.Minute), TraceID: viaCheckout, SpanID: "10f067aa0ba902b8", Service: "payments", SeverityNumber: 17, SeverityText: "ERROR", Body: "refund refused"},
 		{TimeNs: ns(30 * time.Minute), TraceID: lone, SpanID: "20f067aa0ba902b7", Service: "payments", SeverityNumber: 17, SeverityText: "ERROR", Body: "ledger out of sync"},
+		{TimeNs: ns(35 * time.Minute), TraceID: viaCheckout2, SpanID: "40f067aa0ba902b8", Service: "payments", SeverityNumber: 17, SeverityText: "ERROR", Body: "chargeback refused"},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +90,10 @@ func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
 	}
 	for round := range 2 {
 		if round == 1 {
+			// The records' traces asked about in one statement by the status, and one by one
+			// (a statement per trace id) by the errors.
 			clickhouse.SetLoneTracesMax(t, 0)
+			clickhouse.SetAskByIDMax(t, 1)
 		}
 		all := errorsOf("")
 		for svc, want := range map[string]struct {
@@ -93,10 +101,11 @@ func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
 			messages []string
 		}{
 			// viaPayments' origin (its message from checkout's record), the lone record, and
-			// inPayments' origin; not the record in viaCheckout, which failed in checkout.
+			// inPayments' origin; not the records in viaCheckout and viaCheckout2, which
+			// failed in checkout.
 			"payments": {3, []string{"ledger out of sync", "payment failed for order 7", "GET /cart failed"}},
-			// viaCheckout's origin only: viaPayments' origin is in payments.
-			"checkout": {1, []string{"refund refused"}},
+			// viaCheckout's and viaCheckout2's origins: viaPayments' is in payments.
+			"checkout": {2, []string{"chargeback refused", "refund refused"}},
 			"catalog":  {0, nil},
 		} {
 			got := errorsOf(svc)
