@@ -54,7 +54,7 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	// The failing traces' origins; and, in a second query run at the same time, the error
 	// records of the window and those of the failing traces outside it — the second part only
 	// when the logs table holds records outside the window (the parts' metadata say).
-	within, err := b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
+	within, none, err := b.failingWithin(ctx, w, failingSub, at)
 	if err != nil {
 		return nil, false, 0, err
 	}
@@ -88,6 +88,9 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	var inWindow []bool
 	err = parallel(func() error {
 		var err error
+		if none {
+			return nil
+		}
 		// At most maxRows+1 traces (the query's own limit), each with its kept spans.
 		tracesLimited, err = b.r.query(ctx, s, originResultRows, func(rows driver.Rows) error {
 			return originRow(rows, conv, traces, &order)
@@ -209,6 +212,33 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 		list = append(list, telemetry.LogOccurrence(conv, r, roots[r.TraceID]))
 	}
 	return list, limited, scanned, nil
+}
+
+// fewTracesMax is how many failing traces the origin query finds through the traces table's
+// trace-id bloom filter alone (the exporter's idx_trace_id: a false positive in about 0.1% of
+// granules per trace id, so a few dozen ids skip most granules), without first asking the
+// lookup table for the time they span; past it the filter passes most granules and the
+// narrowing pays.
+var fewTracesMax = 100
+
+// failingWithin is the time within which the origin query reads the failing traces' spans
+// (failingSub's traces), and none says there is no failing trace (the origin query need not be
+// sent). It counts them first, up to fewTracesMax+1 (ClickHouse stops reading there): when
+// there are none or few, the lookup table is not asked (tracesSpan).
+func (b *Backend) failingWithin(ctx context.Context, w telemetry.Window, failingSub func(*sqlText), at tableExtents) (within telemetry.Window, none bool, err error) {
+	q := &sqlText{}
+	q.w("SELECT toUInt64(count()) FROM (SELECT DISTINCT TraceId FROM ")
+	failingSub(q)
+	q.w(" LIMIT ", strconv.Itoa(fewTracesMax+1), ")")
+	var n uint64
+	if _, err := b.r.query(ctx, q, 1, func(rows driver.Rows) error { return rows.Scan(&n) }); err != nil {
+		return telemetry.Window{}, false, err
+	}
+	if n <= uint64(fewTracesMax) {
+		return telemetry.Window{}, n == 0, nil
+	}
+	within, err = b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
+	return within, false, err
 }
 
 // failingTraces writes the subquery of the traces with an error span in w (of service svc,
@@ -352,7 +382,7 @@ type serviceErrors struct {
 func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, svc string, at tableExtents) (map[string]*serviceErrors, bool, error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
 	failingSub := b.failingTraces(w, svc)
-	within, err := b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
+	within, none, err := b.failingWithin(ctx, w, failingSub, at)
 	if err != nil {
 		return nil, false, err
 	}
@@ -386,6 +416,9 @@ func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conven
 	var tracesLimited, logsLimited bool
 	var originCounts []loneCount // a service's origins (trace unused)
 	err = parallel(func() error {
+		if none {
+			return nil
+		}
 		var err error
 		tracesLimited, err = b.r.query(ctx, s, b.o.MaxGroups+maxRows+1, func(rows driver.Rows) error {
 			var u uint8
