@@ -218,7 +218,8 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 // trace-id bloom filter alone (the exporter's idx_trace_id: a false positive in about 0.1% of
 // granules per trace id, so a few dozen ids skip most granules), without first asking the
 // lookup table for the time they span; past it the filter passes most granules and the
-// narrowing pays.
+// narrowing pays. The exporter creates that index on every traces table; on one without it
+// the spans of a few traces are read across the table, within the query's row limit.
 var fewTracesMax = 100
 
 // failingWithin is the time within which the origin query reads the failing traces' spans
