@@ -30,11 +30,3 @@ func SetAskByIDMax(t testing.TB, n int) {
 	askByIDMax = n
 	t.Cleanup(func() { askByIDMax = saved })
 }
-
-// SetFewTracesMax sets fewTracesMax for the test's lifetime.
-func SetFewTracesMax(t testing.TB, n int) {
-	t.Helper()
-	saved := fewTracesMax
-	fewTracesMax = n
-	t.Cleanup(func() { fewTracesMax = saved })
-}
