@@ -53,7 +53,8 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	failingSub := b.failingTraces(w, svc)
 	// The failing traces' origins; and, in a second query run at the same time, the error
 	// records of the window and those of the failing traces outside it — the second part only
-	// when the logs table holds records outside the window (the parts' metadata say).
+	// when the logs table holds records outside the window (the parts' metadata say). With no
+	// failing trace, neither the origins nor any record of a failing trace are asked for.
 	within, none, err := b.failingWithin(ctx, w, failingSub, at)
 	if err != nil {
 		return nil, false, 0, err
@@ -64,13 +65,16 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	const logCols = "toUnixTimestamp64Nano(Timestamp) AS ns, TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body, LogAttributes, "
 	l.w("SELECT * FROM (SELECT ", logCols, "toUInt8(1) AS inWindow FROM ", b.logs, " WHERE ", errorLogExpr, " AND ")
 	window(l, "Timestamp", w)
-	if svc != "" {
+	switch {
+	case svc != "" && none:
+		service(l, svc)
+	case svc != "":
 		// svc's records, and those of other services that fold into svc's failing traces.
 		l.w(" AND (ServiceName = ", serviceName(l, svc), " OR TraceId GLOBAL IN ")
 		failingSub(l)
 		l.w(")")
 	}
-	if !at.known || !at.logs.within(w) {
+	if !none && (!at.known || !at.logs.within(w)) {
 		// Two parts, not "in the window OR of a failing trace": ClickHouse reads the window's
 		// part through the partition and sort keys, and the rest without building the
 		// condition's OR for every record (771 against 189 + 269 ms on 2 M records).
@@ -401,9 +405,12 @@ func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conven
 	if svc != "" {
 		service(l, svc)
 	}
-	l.w(" AND (TraceId = '' OR TraceId GLOBAL NOT IN ")
-	failingSub(l)
-	l.w(") GROUP BY ServiceName, TraceId")
+	if !none {
+		l.w(" AND (TraceId = '' OR TraceId GLOBAL NOT IN ")
+		failingSub(l)
+		l.w(")")
+	}
+	l.w(" GROUP BY ServiceName, TraceId")
 	var lone []loneCount
 	var unresolved []string
 	var tracesLimited, logsLimited bool

@@ -16,9 +16,9 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/telemetrytest"
 )
 
-// A window with no failing trace sends no origin query, and its error records are still
-// occurrences of their own; a window with failing traces sends it, through the lookup table's
-// narrowing as before.
+// A window with no failing trace sends no origin query and asks for no record of a failing
+// trace, and its error records are still occurrences of their own; a window with failing traces
+// sends both, through the lookup table's narrowing as before.
 func TestAWindowWithNoFailingTraceSendsNoOriginQuery(t *testing.T) {
 	e := engine(t)
 	var mu sync.Mutex
@@ -50,8 +50,12 @@ func TestAWindowWithNoFailingTraceSendsNoOriginQuery(t *testing.T) {
 	if err := e.LoadSpans(tb, rows); err != nil {
 		t.Fatal(err)
 	}
+	// And, before the quiet minutes, a record in a failing trace: the records table spans more
+	// than them.
 	if err := e.LoadLogs(tb, []telemetry.LogRow{{TimeNs: now.Add(-2 * time.Minute).UnixNano(), TraceID: quiet, SpanID: "20f067aa0ba902b7",
-		Service: "checkout", SeverityNumber: 17, SeverityText: "ERROR", Body: "cache miss storm"}}); err != nil {
+		Service: "checkout", SeverityNumber: 17, SeverityText: "ERROR", Body: "cache miss storm"},
+		{TimeNs: now.Add(-40 * time.Minute).UnixNano(), TraceID: fmt.Sprintf("%032x", 11), SpanID: fmt.Sprintf("%016x", 22),
+			Service: "payments", SeverityNumber: 17, SeverityText: "ERROR", Body: "card declined"}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -88,6 +92,8 @@ func TestAWindowWithNoFailingTraceSendsNoOriginQuery(t *testing.T) {
 	// The lookup table asked about the failing traces (not about the runs' roots, which the
 	// status asks separately).
 	lookup, origins := []string{tb.Traces + "_trace_id_ts", "StatusCode = 'Error'"}, []string{"WITH rows AS"}
+	// A statement on the records that asks about failing traces.
+	records := []string{"`" + tb.Logs + "`", "StatusCode = 'Error'"}
 	hour := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
 	r, st, statements := ask(hour)
 	if r.Events != failing+1 || st.Errors != failing+1 {
@@ -99,6 +105,11 @@ func TestAWindowWithNoFailingTraceSendsNoOriginQuery(t *testing.T) {
 	if n := count(statements, lookup...); n != 2 {
 		t.Errorf("the lookup table was asked %d times about the hour's failing traces, want 2", n)
 	}
+	// The status's (its records of no failing trace); the errors read the hour's records,
+	// which are all the table holds, without asking.
+	if n := count(statements, records...); n != 1 {
+		t.Errorf("%d statements on the records asked about the hour's failing traces, want 1", n)
+	}
 	five := telemetry.Window{StartMs: now.Add(-5 * time.Minute).UnixMilli(), EndMs: now.UnixMilli()}
 	r, st, statements = ask(five)
 	if r.Events != 1 || len(r.Groups) != 1 || r.Groups[0].SampleMessage != "cache miss storm" || st.Errors != 1 {
@@ -109,5 +120,8 @@ func TestAWindowWithNoFailingTraceSendsNoOriginQuery(t *testing.T) {
 	}
 	if n := count(statements, lookup...); n != 0 {
 		t.Errorf("the lookup table was asked %d times about a window with no failing trace, want none", n)
+	}
+	if n := count(statements, records...); n != 0 {
+		t.Errorf("%d statements on the records asked about failing traces in a window with none, want none", n)
 	}
 }
