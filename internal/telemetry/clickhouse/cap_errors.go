@@ -223,19 +223,33 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 // reading up to the first error span of the window: the origin query (whose analysis alone
 // takes ClickHouse 150–200 ms) is then not sent. Most windows of a working app have none.
 func (b *Backend) failingWithin(ctx context.Context, w telemetry.Window, failingSub func(*sqlText), at tableExtents) (within telemetry.Window, none bool, err error) {
+	if none, err = b.noneFailing(ctx, failingSub); err != nil || none {
+		return telemetry.Window{}, none, err
+	}
+	within, err = b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
+	return within, false, err
+}
+
+// noneFailing says the subquery failingSub finds no trace, reading up to its first row.
+func (b *Backend) noneFailing(ctx context.Context, failingSub func(*sqlText)) (bool, error) {
 	q := &sqlText{}
 	q.w("SELECT toUInt64(count()) FROM (SELECT 1 FROM ")
 	failingSub(q)
 	q.w(" LIMIT 1)")
 	var n uint64
 	if _, err := b.r.query(ctx, q, 1, func(rows driver.Rows) error { return rows.Scan(&n) }); err != nil {
-		return telemetry.Window{}, false, err
+		return false, err
 	}
-	if n == 0 {
-		return telemetry.Window{}, true, nil
-	}
-	within, err = b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
-	return within, false, err
+	return n == 0, nil
+}
+
+// failing is what the origin query of a window needs first: the subquery of its failing
+// traces, the time their spans lie in (the zero window: the whole table), and whether there is
+// none (then nothing of a failing trace is asked for).
+type failing struct {
+	sub    func(*sqlText)
+	within telemetry.Window
+	none   bool
 }
 
 // failingTraces writes the subquery of the traces with an error span in w (of service svc,
@@ -323,22 +337,67 @@ func (b *Backend) extents(ctx context.Context) (tableExtents, error) {
 // when the lookup table does not know every trace (its rows could have been dropped by a
 // shorter TTL).
 func (b *Backend) tracesSpan(ctx context.Context, w telemetry.Window, ids func(*sqlText), spans extent, known bool) (telemetry.Window, error) {
-	if !b.hasLookup.Load() || w == (telemetry.Window{}) || !known || spans.rows < narrowMinSpans || spans.within(w) {
-		return telemetry.Window{}, nil
-	}
-	var traces, found uint64
-	var start, end int64
-	q := &sqlText{}
-	q.w("SELECT toUInt64((SELECT uniqExact(TraceId) FROM ")
-	ids(q)
-	q.w(")), toUInt64(uniqExact(TraceId)), toInt64(toUnixTimestamp(min(Start))), toInt64(toUnixTimestamp(max(End))) FROM ", b.lookup, " WHERE TraceId GLOBAL IN ")
-	ids(q)
-	limited, err := b.r.query(ctx, q, 1, func(rows driver.Rows) error { return rows.Scan(&traces, &found, &start, &end) })
-	if err != nil || limited || traces == 0 || found < traces {
+	within, err := b.tracesSpans(ctx, w, []func(*sqlText){ids}, spans, known)
+	if err != nil {
 		return telemetry.Window{}, err
 	}
-	// End is the newest span's second: the span of time ends after it.
-	return telemetry.Window{StartMs: start * 1000, EndMs: (end + 1) * 1000}, nil
+	return within[0], nil
+}
+
+// tracesSpans is tracesSpan for several subqueries of trace ids at once, in one read of the
+// lookup table (its TraceId column, a ZSTD-compressed string per trace and insert, is most of
+// what each asking costs: the status asks for the window's runs' traces and its failing ones).
+// Each window is narrowed or not on its own, as tracesSpan says.
+func (b *Backend) tracesSpans(ctx context.Context, w telemetry.Window, sets []func(*sqlText), spans extent, known bool) ([]telemetry.Window, error) {
+	out := make([]telemetry.Window, len(sets))
+	if len(sets) == 0 || !b.hasLookup.Load() || w == (telemetry.Window{}) || !known || spans.rows < narrowMinSpans || spans.within(w) {
+		return out, nil
+	}
+	q := &sqlText{}
+	q.w("SELECT ")
+	for i, ids := range sets {
+		in := "s" + strconv.Itoa(i)
+		if i > 0 {
+			q.w(", ")
+		}
+		q.w("toUInt64((SELECT uniqExact(TraceId) FROM ")
+		ids(q)
+		q.w(")), toUInt64(uniqExactIf(TraceId, ", in, ")), toInt64(toUnixTimestamp(minIf(Start, ", in, "))), toInt64(toUnixTimestamp(maxIf(End, ", in, ")))")
+	}
+	q.w(" FROM (SELECT TraceId, Start, End")
+	for i, ids := range sets {
+		q.w(", TraceId GLOBAL IN ")
+		ids(q)
+		q.w(" AS s", strconv.Itoa(i))
+	}
+	q.w(" FROM ", b.lookup, " WHERE ")
+	for i := range sets {
+		if i > 0 {
+			q.w(" OR ")
+		}
+		q.w("s", strconv.Itoa(i))
+	}
+	q.w(")")
+	traces, found := make([]uint64, len(sets)), make([]uint64, len(sets))
+	start, end := make([]int64, len(sets)), make([]int64, len(sets))
+	limited, err := b.r.query(ctx, q, 1, func(rows driver.Rows) error {
+		dest := make([]any, 0, 4*len(sets))
+		for i := range sets {
+			dest = append(dest, &traces[i], &found[i], &start[i], &end[i])
+		}
+		return rows.Scan(dest...)
+	})
+	if err != nil || limited {
+		return out, err
+	}
+	for i := range sets {
+		if traces[i] == 0 || found[i] < traces[i] {
+			continue
+		}
+		// End is the newest span's second: the span of time ends after it.
+		out[i] = telemetry.Window{StartMs: start[i] * 1000, EndMs: (end[i] + 1) * 1000}
+	}
+	return out, nil
 }
 
 // scanLog reads a row of time, trace, span, service, severity number and text, body and
@@ -370,19 +429,16 @@ type serviceErrors struct {
 // origins of the failing traces are counted by ClickHouse (originsQuery with counted), which
 // reads neither attribute maps nor events; the error records of no failing trace (in the
 // window or elsewhere) are counted in a second query at the same time; only the traces over
-// the origin query's bounds have their spans read, for the Go rule.
+// the origin query's bounds have their spans read, for the Go rule. f is the window's failing
+// traces of svc (failingTraces) as the caller found them.
 //
 // With svc set, only svc's occurrences are counted right (the map may hold others, counted
 // short): the traces with an error span of svc in the window, and svc's records of the window
 // in none of them (whether their trace failed through another service's span is asked by id,
 // as for a failure outside the window).
-func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, svc string, at tableExtents) (map[string]*serviceErrors, bool, error) {
+func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, svc string, f failing) (map[string]*serviceErrors, bool, error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
-	failingSub := b.failingTraces(w, svc)
-	within, none, err := b.failingWithin(ctx, w, failingSub, at)
-	if err != nil {
-		return nil, false, err
-	}
+	failingSub, within, none := f.sub, f.within, f.none
 	out := map[string]*serviceErrors{}
 	add := func(svc string, n, newest int64) {
 		svc = telemetry.ServiceOf(svc)
@@ -415,7 +471,7 @@ func (b *Backend) occurrenceCounts(ctx context.Context, conv *conventions.Conven
 	var unresolved []string
 	var tracesLimited, logsLimited bool
 	var originCounts []loneCount // a service's origins (trace unused)
-	err = parallel(func() error {
+	err := parallel(func() error {
 		if none {
 			return nil
 		}

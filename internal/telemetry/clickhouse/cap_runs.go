@@ -90,7 +90,12 @@ type runsOf struct {
 // rootsSpan is the time the traces of the window's runs (of service svc, when set) span, as
 // tracesSpan reads it: where their error spans are counted.
 func (b *Backend) rootsSpan(ctx context.Context, w telemetry.Window, svc string, at tableExtents) (telemetry.Window, error) {
-	return b.tracesSpan(ctx, w, func(q *sqlText) {
+	return b.tracesSpan(ctx, w, b.rootsOf(w, svc), at.spans, at.known)
+}
+
+// rootsOf writes the subquery of the traces of the window's runs (of service svc, when set).
+func (b *Backend) rootsOf(w telemetry.Window, svc string) func(*sqlText) {
+	return func(q *sqlText) {
 		q.w("(SELECT TraceId FROM ", b.traces, " WHERE ")
 		window(q, "Timestamp", w)
 		q.w(" AND ParentSpanId = ''")
@@ -98,7 +103,7 @@ func (b *Backend) rootsSpan(ctx context.Context, w telemetry.Window, svc string,
 			service(q, svc)
 		}
 		q.w(")")
-	}, at.spans, at.known)
+	}
 }
 
 // filteredRuns writes the window's runs of q's service, narrowed to q's domain and status:
@@ -328,6 +333,25 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		n, newest int64
 	}
 	var rows []svcCount
+	// The time the window's runs' traces span (where their error spans are counted) and the
+	// time its failing traces span (where the origin query reads them), from one read of the
+	// lookup table; the latter only when a failing trace was found.
+	f := failing{sub: b.failingTraces(q.Window, q.Service)}
+	if f.none, err = b.noneFailing(ctx, f.sub); err != nil {
+		return telemetry.Status{}, false, err
+	}
+	sets := []func(*sqlText){b.rootsOf(q.Window, q.Service)}
+	if !f.none {
+		sets = append(sets, f.sub)
+	}
+	spans, err := b.tracesSpans(ctx, q.Window, sets, at.spans, at.known)
+	if err != nil {
+		return telemetry.Status{}, false, err
+	}
+	errWithin := spans[0]
+	if !f.none {
+		f.within = spans[1]
+	}
 	err = parallel(func() error {
 		var err error
 		countsLimited, err = b.r.query(ctx, counts, 2*b.o.MaxGroups, func(r driver.Rows) error {
@@ -343,13 +367,9 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		return err
 	}, func() error {
 		var err error
-		occ, occLimited, err = b.occurrenceCounts(ctx, conv, q.Window, q.Service, at)
+		occ, occLimited, err = b.occurrenceCounts(ctx, conv, q.Window, q.Service, f)
 		return err
 	}, func() error {
-		errWithin, err := b.rootsSpan(ctx, q.Window, q.Service, at)
-		if err != nil {
-			return err
-		}
 		// First without dropping copies of roots (a single-threaded LIMIT BY over every root of
 		// the window), with a check in the same statement that the window holds none: the roots
 		// counted once per span id (a hash of it, read alone) are as many as the rows — never
