@@ -5,7 +5,6 @@ package clickhouse_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
-	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
 	"github.com/runlens/runlens/internal/telemetry/telemetrytest"
 )
 
@@ -22,13 +20,7 @@ import (
 // their origins are found) — and answers as it does with no narrowing at all.
 func TestTheStatusAsksTheLookupTableOnce(t *testing.T) {
 	e := engine(t)
-	var mu sync.Mutex
-	var sent []string
-	addr := front(t, e, &chfront.Front{Queries: func(sql string) {
-		mu.Lock()
-		sent = append(sent, sql)
-		mu.Unlock()
-	}})
+	addr, take := recordingFront(t, e)
 	tb := freshTables(t, e)
 	now := telemetrytest.Now
 	// A day of 1.2 M spans, 1 trace in 50 failing; the narrowing starts at a million.
@@ -40,17 +32,13 @@ func TestTheStatusAsksTheLookupTableOnce(t *testing.T) {
 	lookup := tb.Traces + "_trace_id_ts"
 	status := func() (telemetry.Status, int) {
 		t.Helper()
-		mu.Lock()
-		sent = nil
-		mu.Unlock()
+		take()
 		st, err := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil).Status(context.Background(), telemetry.StatusQuery{Window: hour})
 		if err != nil {
 			t.Fatal(err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		n := 0
-		for _, s := range sent {
+		for _, s := range take() {
 			if strings.Contains(s, lookup) {
 				n++
 			}

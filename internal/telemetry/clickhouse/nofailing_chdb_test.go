@@ -6,13 +6,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
-	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
 	"github.com/runlens/runlens/internal/telemetry/telemetrytest"
 )
 
@@ -21,13 +19,7 @@ import (
 // sends both, through the lookup table's narrowing as before.
 func TestAWindowWithNoFailingTraceSendsNoOriginQuery(t *testing.T) {
 	e := engine(t)
-	var mu sync.Mutex
-	var sent []string
-	addr := front(t, e, &chfront.Front{Queries: func(sql string) {
-		mu.Lock()
-		sent = append(sent, sql)
-		mu.Unlock()
-	}})
+	addr, take := recordingFront(t, e)
 	tb := freshTables(t, e)
 	now := telemetrytest.Now
 	// A million spans three days earlier, so that the window's failing traces are narrowed
@@ -61,9 +53,7 @@ func TestAWindowWithNoFailingTraceSendsNoOriginQuery(t *testing.T) {
 	ctx := context.Background()
 	ask := func(w telemetry.Window) (telemetry.ErrorReport, telemetry.Status, []string) {
 		t.Helper()
-		mu.Lock()
-		sent = nil
-		mu.Unlock()
+		take()
 		eng := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil)
 		r, err := eng.Errors(ctx, telemetry.ErrorsQuery{Window: w})
 		if err != nil {
@@ -73,9 +63,7 @@ func TestAWindowWithNoFailingTraceSendsNoOriginQuery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		return r, st, sent
+		return r, st, take()
 	}
 	count := func(statements []string, parts ...string) (n int) {
 		for _, s := range statements {
