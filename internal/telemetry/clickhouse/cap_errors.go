@@ -51,16 +51,16 @@ func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, 
 // caller's filter.
 func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions, w telemetry.Window, svc string, at tableExtents) (list []telemetry.Occurrence, limited bool, scanned int64, err error) {
 	maxRows := telemetry.DefaultLimits.MaxScanRows
-	failingSub := b.failingTraces(w, svc)
 	// The failing traces' origins; and, in a second query run at the same time, the error
 	// records of the window and those of the failing traces outside it within lookupReach — the
 	// second part only when the logs table holds records outside the window (the parts'
-	// metadata say). With no
-	// failing trace, neither the origins nor any record of a failing trace are asked for.
-	within, none, err := b.failingWithin(ctx, w, failingSub, at)
+	// metadata say). With no failing trace, neither the origins nor any record of a failing
+	// trace are asked for.
+	f, err := b.failingOf(ctx, w, svc, at)
 	if err != nil {
 		return nil, false, 0, err
 	}
+	failingSub, within, none := f.sub, f.within, f.none
 	s := &sqlText{}
 	b.originsQuery(s, conv, failingSub, within, maxRows, nil)
 	l := &sqlText{}
@@ -224,16 +224,18 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	return list, limited, scanned, nil
 }
 
-// failingWithin is the time within which the origin query reads the failing traces' spans
-// (failingSub's traces: tracesSpan), and none says there is no failing trace at all, found by
-// reading up to the first error span of the window: the origin query (whose analysis alone
-// takes ClickHouse 150–200 ms) is then not sent. Most windows of a working app have none.
-func (b *Backend) failingWithin(ctx context.Context, w telemetry.Window, failingSub func(*sqlText), at tableExtents) (within telemetry.Window, none bool, err error) {
-	if none, err = b.noneFailing(ctx, failingSub); err != nil || none {
-		return telemetry.Window{}, none, err
+// failingOf is the window's failing traces of svc (failingTraces), whether there is none —
+// found by reading up to the first error span of the window: the origin query (whose analysis
+// alone takes ClickHouse 150–200 ms) is then not sent; most windows of a working app have
+// none — and otherwise the time within which the origin query reads their spans (tracesSpan).
+func (b *Backend) failingOf(ctx context.Context, w telemetry.Window, svc string, at tableExtents) (failing, error) {
+	f := failing{sub: b.failingTraces(w, svc)}
+	var err error
+	if f.none, err = b.noneFailing(ctx, f.sub); err != nil || f.none {
+		return f, err
 	}
-	within, err = b.tracesSpan(ctx, w, failingSub, at.spans, at.known)
-	return within, false, err
+	f.within, err = b.tracesSpan(ctx, w, f.sub, at.spans, at.known)
+	return f, err
 }
 
 // noneFailing says the subquery failingSub finds no trace, reading up to its first row.
@@ -278,10 +280,10 @@ func (b *Backend) failingTraces(w telemetry.Window, svc string) func(*sqlText) {
 // default hour's status took 0.9 s with one day of lookup rows and 3.6–4.0 s with nineteen.
 // Bounded, a trace's spans exported more than a day before (or after) the window are not read
 // with it: its root, when it started that long before, is not found for its run. Its error
-// records outside the window are read within the same reach. When a trace
-// of the set has no lookup row within the reach (a span of the window exported in one batch
-// with spans of its trace from days before), the set's spans are read across the table, as
-// when the lookup does not know every trace.
+// records outside the window are read within the same reach. When a trace of the set has no
+// lookup row within the reach (a span of the window exported in one batch with spans of its
+// trace from days before), the set's spans are read across the table, as when the lookup does
+// not know every trace.
 const lookupReach = 24 * time.Hour
 
 // reach is w widened by lookupReach on both sides.
@@ -354,9 +356,9 @@ func (b *Backend) extents(ctx context.Context) (tableExtents, error) {
 
 // tracesSpan is the time the spans of the traces in the subquery ids (written by ids) lie
 // in, read from the exporter's trace-id lookup table (its Start and End per trace and insert,
-// within lookupReach of w), so a read of those traces' spans prunes partitions and granules outside it instead of
-// reading every TraceId of the table: a window of an hour in a table kept for days reads
-// about that hour. It is the zero window (no narrowing) when there is no lookup table, when
+// within lookupReach of w), so a read of those traces' spans prunes partitions and granules
+// outside it instead of reading every TraceId of the table: a window of an hour in a table
+// kept for days reads about that hour. It is the zero window (no narrowing) when there is no lookup table, when
 // the traces table (its extent spans, known when the metadata answered) holds fewer than
 // narrowMinSpans spans or lies in the window w already (the narrowing could only cost), or
 // when the lookup table does not know every trace within the reach (its rows could have been
@@ -460,7 +462,7 @@ type serviceErrors struct {
 // reads neither attribute maps nor events; the error records of no failing trace (in the
 // window or elsewhere) are counted in a second query at the same time; only the traces over
 // the origin query's bounds have their spans read, for the Go rule. f is the window's failing
-// traces of svc (failingTraces) as the caller found them.
+// traces of svc as the caller found them (failingOf, or with the runs' lookup: the status).
 //
 // With svc set, only svc's occurrences are counted right (the map may hold others, counted
 // short): the traces with an error span of svc in the window, and svc's records of the window

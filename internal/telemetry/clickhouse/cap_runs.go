@@ -305,8 +305,8 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		return a
 	}
 	// Three independent parts, at once: spans and records per service (one query over both
-	// tables), the error occurrences, and runs per domain; the tables' extents first, which
-	// say what the last two may leave unread.
+	// tables), the error occurrences, and runs per domain; first the tables' extents, which
+	// say what the last two may leave unread, and the time the last two read (below).
 	at, err := b.extents(ctx)
 	if err != nil {
 		return telemetry.Status{}, false, err

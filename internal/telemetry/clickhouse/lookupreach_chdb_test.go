@@ -87,3 +87,33 @@ func TestTheLookupIsReadADayEitherSideOfTheWindow(t *testing.T) {
 	run(g["checkout"], "http", near, "retry budget exhausted")
 	run(g["billing"], "http", far, "card declined")
 }
+
+// A failing trace with no lookup row within the reach — its failure exported in one batch with
+// its root of two days before, so the batch's row starts then — is read across the table: its
+// failure keeps its run and message, narrowed or not.
+func TestATraceTheLookupKnowsOnlyOutsideTheReachIsReadAcrossTheTable(t *testing.T) {
+	e := engine(t)
+	addr := front(t, e, nil)
+	tb := freshTables(t, e)
+	now := telemetrytest.Now
+	const trace = "5b8efff798038103d269b633813fc60c"
+	root := serverSpan(now, trace, "20f067aa0ba902b7", "", "billing", 50*time.Hour, false)
+	root.Attributes = conventions.Attributes{"http.request.method": "GET"}
+	failure := serverSpan(now, trace, "3b4a5c6d7e8f9012", "20f067aa0ba902b7", "billing", 30*time.Minute, true)
+	failure.Name, failure.Kind, failure.StatusMessage = "charge", telemetry.KindInternal, "card declined"
+	if err := e.LoadSpans(tb, []telemetry.SpanRow{root, failure}); err != nil {
+		t.Fatal(err)
+	}
+	hour := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
+	for _, narrowFrom := range []uint64{1, 1 << 62} {
+		clickhouse.SetNarrowMinSpans(t, narrowFrom)
+		r, err := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil).Errors(context.Background(), telemetry.ErrorsQuery{Window: hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Groups) != 1 || r.Events != 1 || r.Groups[0].Domain != "http" || !slices.Equal(r.Groups[0].RunIDs, []string{trace}) ||
+			r.Groups[0].SampleMessage != "card declined" {
+			t.Errorf("narrowing from %d spans: %d occurrences %+v; want one, of the run %s (http), \"card declined\"", narrowFrom, r.Events, r.Groups, trace)
+		}
+	}
+}
