@@ -20,6 +20,7 @@ import (
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
@@ -240,11 +241,67 @@ func BenchmarkB10(b *testing.B) {
 			}
 			uptimeLine(&rows)
 		}
+		if only("RUNLENS_B10_WINDOWS", "24h") && only("RUNLENS_B10_TOOLS", "floors") {
+			b10Floors(b, e, tb, end, iters, &rows)
+		}
 		b.Logf("B10 at %d spans + %d log records (loaded in %s), %d calls per case after one warm-up:\n%s", n, n/5, load.Round(time.Second), iters, rows.String())
 		if err := e.Exec("DROP DATABASE `" + tb.Database + "`"); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// b10Floors times, on the engine itself (no HTTP, no client, no Go), the one read each of the
+// slowest answers cannot do without at 24 h, as a floor under their latency:
+//
+//   - the failing traces' spans: an occurrence's origin, folding and run depend on every span
+//     of its trace, wherever the sort key put it, so get_app_status and get_recent_errors read
+//     the spans of every trace with an error span in the window — TraceId of every granule,
+//     checked against the failing traces' ids, since failing traces lie in every granule;
+//   - the database spans' operation fields: analyze_db_bottlenecks groups the window's
+//     database spans by the conventions' system, statement, summary, operation and
+//     collection, each the first non-empty value under its keys, one map lookup per key per
+//     span (grouped here by a hash of those values, without the statements' normalization).
+func b10Floors(b *testing.B, e *chfront.Engine, tb chfront.Tables, end time.Time, iters int, rows *strings.Builder) {
+	t := "`" + tb.Database + "`.`" + tb.Traces + "`"
+	day := fmt.Sprintf("Timestamp >= fromUnixTimestamp64Nano(%d) AND Timestamp < fromUnixTimestamp64Nano(%d)",
+		end.Add(-24*time.Hour).UnixNano(), end.UnixNano())
+	k := conventions.Default().DBKeys
+	var values, present []string
+	for _, key := range slices.Concat(k.SystemKeys, k.StatementKeys, k.SummaryKeys, k.OperationKeys, k.CollectionKeys) {
+		values = append(values, fmt.Sprintf("SpanAttributes['%s']", key))
+	}
+	for _, key := range slices.Concat(k.StatementKeys, k.SummaryKeys, k.OperationKeys) {
+		present = append(present, fmt.Sprintf("mapContains(SpanAttributes, '%s')", key))
+	}
+	floors := []struct{ name, tools, sql string }{
+		{"the failing traces' spans", "get_app_status, get_recent_errors",
+			"SELECT count() FROM " + t + " WHERE " + day + " AND TraceId IN (SELECT TraceId FROM " + t + " WHERE " + day + " AND StatusCode = 'Error')"},
+		{"the database spans' operation fields", "analyze_db_bottlenecks",
+			"SELECT count() FROM (SELECT cityHash64(" + strings.Join(values, ", ") + ") AS h, count() FROM " + t + " WHERE " + day +
+				" AND (" + strings.Join(present, " OR ") + ") GROUP BY h)"},
+	}
+	fmt.Fprintf(rows, "\nFloors at 24 h, on the engine alone:\n\n| read | under | p50 ms | p95 ms |\n|---|---|---:|---:|\n")
+	for _, f := range floors {
+		var lat []time.Duration
+		for i := 0; i <= iters; i++ {
+			t0 := time.Now()
+			out, err := e.Query(f.sql, "TSV")
+			if err != nil {
+				b.Fatalf("floor %s: %v", f.name, err)
+			}
+			if n, _ := strconv.Atoi(strings.TrimSpace(string(out))); n == 0 {
+				b.Fatalf("floor %s read nothing", f.name)
+			}
+			if i > 0 {
+				lat = append(lat, time.Since(t0))
+			}
+		}
+		slices.Sort(lat)
+		p50, p95 := lat[telemetry.RankIndex(len(lat), 0.5)], lat[telemetry.RankIndex(len(lat), 0.95)]
+		fmt.Fprintf(rows, "| %s | %s | %.0f | %.0f |\n", f.name, f.tools, ms(p50), ms(p95))
+	}
+	uptimeLine(rows)
 }
 
 // profile records the queries one call sent (RUNLENS_B10_PROFILE=1): how many, and the
