@@ -56,7 +56,7 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 	// second part only when the logs table holds records outside the window (the parts'
 	// metadata say). With no failing trace, neither the origins nor any record of a failing
 	// trace are asked for.
-	f, err := b.failingOf(ctx, w, svc, at)
+	f, _, err := b.failingOf(ctx, w, svc, at, nil)
 	if err != nil {
 		return nil, false, 0, err
 	}
@@ -228,14 +228,31 @@ func (b *Backend) occurrences(ctx context.Context, conv *conventions.Conventions
 // found by reading up to the first error span of the window: the origin query (whose analysis
 // alone takes ClickHouse 150–200 ms) is then not sent; most windows of a working app have
 // none — and otherwise the time within which the origin query reads their spans (tracesSpan).
-func (b *Backend) failingOf(ctx context.Context, w telemetry.Window, svc string, at tableExtents) (failing, error) {
-	f := failing{sub: b.failingTraces(w, svc)}
-	var err error
-	if f.none, err = b.noneFailing(ctx, f.sub); err != nil || f.none {
-		return f, err
+// With also set (the status: its runs' traces), the same read of the lookup table says the
+// time also's traces span too, as alsoWithin.
+func (b *Backend) failingOf(ctx context.Context, w telemetry.Window, svc string, at tableExtents, also func(*sqlText)) (f failing, alsoWithin telemetry.Window, err error) {
+	f.sub = b.failingTraces(w, svc)
+	if f.none, err = b.noneFailing(ctx, f.sub); err != nil {
+		return f, alsoWithin, err
 	}
-	f.within, err = b.tracesSpan(ctx, w, f.sub, at.spans, at.known)
-	return f, err
+	var sets []func(*sqlText)
+	if also != nil {
+		sets = append(sets, also)
+	}
+	if !f.none {
+		sets = append(sets, f.sub)
+	}
+	spans, err := b.tracesSpans(ctx, w, sets, at.spans, at.known)
+	if err != nil {
+		return f, alsoWithin, err
+	}
+	if also != nil {
+		alsoWithin, spans = spans[0], spans[1:]
+	}
+	if !f.none {
+		f.within = spans[0]
+	}
+	return f, alsoWithin, nil
 }
 
 // noneFailing says the subquery failingSub finds no trace, reading up to its first row.
@@ -358,11 +375,11 @@ func (b *Backend) extents(ctx context.Context) (tableExtents, error) {
 // in, read from the exporter's trace-id lookup table (its Start and End per trace and insert,
 // within lookupReach of w), so a read of those traces' spans prunes partitions and granules
 // outside it instead of reading every TraceId of the table: a window of an hour in a table
-// kept for days reads about that hour. It is the zero window (no narrowing) when there is no lookup table, when
-// the traces table (its extent spans, known when the metadata answered) holds fewer than
-// narrowMinSpans spans or lies in the window w already (the narrowing could only cost), or
-// when the lookup table does not know every trace within the reach (its rows could have been
-// dropped by a shorter TTL).
+// kept for days reads about that hour. It is the zero window (no narrowing) when there is no
+// lookup table, when the traces table (its extent spans, known when the metadata answered)
+// holds fewer than narrowMinSpans spans or lies in the window w already (the narrowing could
+// only cost), or when the lookup table does not know every trace within the reach (its rows
+// could have been dropped by a shorter TTL).
 func (b *Backend) tracesSpan(ctx context.Context, w telemetry.Window, ids func(*sqlText), spans extent, known bool) (telemetry.Window, error) {
 	within, err := b.tracesSpans(ctx, w, []func(*sqlText){ids}, spans, known)
 	if err != nil {
@@ -462,7 +479,7 @@ type serviceErrors struct {
 // reads neither attribute maps nor events; the error records of no failing trace (in the
 // window or elsewhere) are counted in a second query at the same time; only the traces over
 // the origin query's bounds have their spans read, for the Go rule. f is the window's failing
-// traces of svc as the caller found them (failingOf, or with the runs' lookup: the status).
+// traces of svc as the caller found them (failingOf).
 //
 // With svc set, only svc's occurrences are counted right (the map may hold others, counted
 // short): the traces with an error span of svc in the window, and svc's records of the window

@@ -335,22 +335,10 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 	var rows []svcCount
 	// The time the window's runs' traces span (where their error spans are counted) and the
 	// time its failing traces span (where the origin query reads them), from one read of the
-	// lookup table; the latter only when a failing trace was found.
-	f := failing{sub: b.failingTraces(q.Window, q.Service)}
-	if f.none, err = b.noneFailing(ctx, f.sub); err != nil {
-		return telemetry.Status{}, false, err
-	}
-	sets := []func(*sqlText){b.rootsOf(q.Window, q.Service)}
-	if !f.none {
-		sets = append(sets, f.sub)
-	}
-	spans, err := b.tracesSpans(ctx, q.Window, sets, at.spans, at.known)
+	// lookup table.
+	f, errWithin, err := b.failingOf(ctx, q.Window, q.Service, at, b.rootsOf(q.Window, q.Service))
 	if err != nil {
 		return telemetry.Status{}, false, err
-	}
-	errWithin := spans[0]
-	if !f.none {
-		f.within = spans[1]
 	}
 	err = parallel(func() error {
 		var err error

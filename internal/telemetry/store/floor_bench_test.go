@@ -44,7 +44,6 @@ func BenchmarkWriterFloor(b *testing.B) {
 	} {
 		b.Run(keep.name, func(b *testing.B) {
 			db := floorDB(b, keep.indexes)
-			floorIntKey = keep.intKey
 			if keep.intKey {
 				if _, err := db.Exec(`ALTER TABLE otel_traces ADD COLUMN TraceKey INTEGER NOT NULL DEFAULT 0`); err != nil {
 					b.Fatal(err)
@@ -56,7 +55,7 @@ func BenchmarkWriterFloor(b *testing.B) {
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i += b5Senders {
-				if err := insertFloorGroup(db, i, min(b5Senders, b.N-i)); err != nil {
+				if err := insertFloorGroup(db, i, min(b5Senders, b.N-i), keep.intKey); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -111,10 +110,6 @@ func floorDB(b *testing.B, keep func(string) bool) *sql.DB {
 
 const floorChunk = 32
 
-// floorIntKey makes the rows carry TraceKey (store-indexes-int-key); ResourceScopeId holds
-// it otherwise, a constant.
-var floorIntKey bool
-
 var floorInsert = `INSERT INTO otel_traces (Timestamp, EndTimestamp, TraceId, SpanId, ParentSpanId,
 	SpanName, SpanKind, ServiceName, ResourceScopeId, SpanAttributes, Duration, StatusCode)
 	VALUES ` + strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?,?,?),", floorChunk), ",")
@@ -124,15 +119,16 @@ var floorInsertIntKey = strings.Replace(floorInsert, "ResourceScopeId", "TraceKe
 const floorAttrs = `{"http.request.method":"GET","http.route":"/api/items/{id}",` +
 	`"http.response.status_code":200,"server.address":"localhost","url.path":"/api/items/42"}`
 
-// insertFloorGroup inserts batches first to first+count-1 in one transaction.
-func insertFloorGroup(db *sql.DB, first, count int) error {
+// insertFloorGroup inserts batches first to first+count-1 in one transaction. With intKey the
+// rows carry TraceKey (store-indexes-int-key) where they otherwise set ResourceScopeId to 1.
+func insertFloorGroup(db *sql.DB, first, count int, intKey bool) error {
 	tx, err := db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	q := floorInsert
-	if floorIntKey {
+	if intKey {
 		q = floorInsertIntKey
 	}
 	st, err := tx.Prepare(q)
@@ -141,7 +137,7 @@ func insertFloorGroup(db *sql.DB, first, count int) error {
 	}
 	defer st.Close()
 	for n := first; n < first+count; n++ {
-		if err := insertFloorBatch(st, n); err != nil {
+		if err := insertFloorBatch(st, n, intKey); err != nil {
 			return err
 		}
 	}
@@ -149,7 +145,7 @@ func insertFloorGroup(db *sql.DB, first, count int) error {
 }
 
 // insertFloorBatch inserts one 512-span batch, floorChunk rows a statement.
-func insertFloorBatch(st *sql.Stmt, n int) error {
+func insertFloorBatch(st *sql.Stmt, n int, intKey bool) error {
 	traces := make([]string, b5BatchSpans/8)
 	keys := make([]int64, b5BatchSpans/8)
 	spans := make([]string, b5BatchSpans)
@@ -158,7 +154,7 @@ func insertFloorBatch(st *sql.Stmt, n int) error {
 		rand.Read(id)
 		traces[i] = hex.EncodeToString(id)
 		keys[i] = 1
-		if floorIntKey {
+		if intKey {
 			keys[i] = int64(binary.BigEndian.Uint64(id))
 		}
 	}
