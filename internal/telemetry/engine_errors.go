@@ -109,12 +109,9 @@ func (e *Engine) traceRoots(ctx context.Context, traces []string, asOf int64) (m
 // Errors implements Source: the window's error occurrences grouped by origin service, run
 // domain and message fingerprint, most recent group first.
 func (e *Engine) Errors(ctx context.Context, q ErrorsQuery) (ErrorReport, error) {
-	if c, ok := capability[ErrorAggregator](e, q.Invocation); ok {
-		r, handled, err := c.AggregateErrors(ctx, q, e.conv)
-		if err != nil || handled {
-			return r, err
-		}
-	}
+	// The occurrences are the engine's one rule (docs/semantics.md R7–R12), computed over the
+	// window's failing traces whatever the backend: a backend's ErrorAggregator is not asked
+	// until it can supply the handled share and the runs' entry services as facts.
 	set, err := e.occurrences(ctx, q.Window, q.AsOf, q.Invocation)
 	if err != nil {
 		return ErrorReport{}, err
@@ -125,6 +122,12 @@ func (e *Engine) Errors(ctx context.Context, q ErrorsQuery) (ErrorReport, error)
 	return rep, nil
 }
 
+// MatchesService reports whether the occurrence answers a service filter (docs/semantics.md
+// R12): it started in the service, or in a run that entered there. An empty filter matches.
+func (o *Occurrence) MatchesService(service string) bool {
+	return service == "" || o.Service == service || o.EntryService == service
+}
+
 // GroupOccurrences groups occurrences by service, domain and fingerprint after the service and
 // domain filters: groups most recent first (then by count, then fingerprint), each group's
 // sample the message of its most recent occurrence, related ids most recent first.
@@ -133,7 +136,7 @@ func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
 	// thousands, and moving the structs themselves dominated the grouping.
 	occ := make([]*Occurrence, 0, len(list))
 	for i := range list {
-		if o := &list[i]; (service == "" || o.Service == service) && (domain == "" || o.Domain == domain) {
+		if o := &list[i]; o.MatchesService(service) && (domain == "" || o.Domain == domain) {
 			occ = append(occ, o)
 		}
 	}
@@ -159,6 +162,12 @@ func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
 			g.SampleTraceID, g.SampleSpanID = o.TraceID, o.OriginSpanID
 		}
 		g.Count++
+		if o.Handled {
+			g.Handled++
+		}
+		if es := o.EntryService; es != "" && es != o.Service && !slices.Contains(g.EntryServices, es) && len(g.EntryServices) < MaxRelated {
+			g.EntryServices = append(g.EntryServices, es)
+		}
 		g.FirstSeenMs = NsToMs(o.TimeNs)
 		g.ExceptionType = cmp.Or(g.ExceptionType, o.ExceptionType)
 		if o.RunID != "" && !slices.Contains(g.RunIDs, o.RunID) && len(g.RunIDs) < MaxRelated {
@@ -167,6 +176,9 @@ func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
 		if o.TraceID != "" && !slices.Contains(g.TraceIDs, o.TraceID) && len(g.TraceIDs) < MaxRelated {
 			g.TraceIDs = append(g.TraceIDs, o.TraceID)
 		}
+	}
+	for i := range rep.Groups {
+		slices.Sort(rep.Groups[i].EntryServices)
 	}
 	slices.SortStableFunc(rep.Groups, func(a, b ErrorGroup) int {
 		return cmp.Or(cmp.Compare(b.LastSeenMs, a.LastSeenMs), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Fingerprint, b.Fingerprint))

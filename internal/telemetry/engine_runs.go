@@ -25,7 +25,7 @@ func (e *Engine) windowRuns(ctx context.Context, w Window, service string, asOf 
 	runs := make([]RunSummary, 0, len(roots.Spans))
 	for i := range roots.Spans {
 		root := &roots.Spans[i]
-		r := RunFromRoot(e.conv, root, len(errored[root.TraceID]) > 0)
+		r := RunFromRoot(e.conv, root)
 		r.ErrorCount = int64(len(errored[root.TraceID]))
 		runs = append(runs, r)
 	}
@@ -124,7 +124,7 @@ func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
 			}
 		}
 	}
-	run.RunSummary = RunFromRoot(e.conv, root, errorSpans > 0)
+	run.RunSummary = RunFromRoot(e.conv, root)
 	run.ErrorCount = errorSpans
 	if !root.IsRoot() {
 		run.ID, run.Domain = traceID, e.conv.DefaultDomain

@@ -11,8 +11,13 @@ import (
 func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	if c, ok := capability[StatusAggregator](e, q.Invocation); ok {
 		st, handled, err := c.AggregateStatus(ctx, q, e.conv)
-		if err != nil || handled {
+		if err != nil {
 			return st, err
+		}
+		if handled {
+			// The backend tallies activity; the error occurrences and their handled share
+			// are the engine's one rule (docs/semantics.md R7, R8), over the failing traces.
+			return e.withOccurrences(ctx, q, st)
 		}
 	}
 	st := Status{Scan: windowScan(q.Window)}
@@ -51,12 +56,20 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 		return Status{}, err
 	}
 	st.Scan.Limited = st.Scan.Limited || occ.limited
-	for _, o := range occ.list {
-		if q.Service != "" && o.Service != q.Service {
+	for i := range occ.list {
+		o := &occ.list[i]
+		if !o.MatchesService(q.Service) {
 			continue
 		}
 		st.Errors++
-		touch(o.Service, NsToMs(o.TimeNs)).Errors++
+		if o.Handled {
+			st.HandledErrors++
+		}
+		// A service's row counts what started there; an occurrence found through its run's
+		// entry service (R12) counts in the total only.
+		if q.Service == "" || o.Service == q.Service {
+			touch(o.Service, NsToMs(o.TimeNs)).Errors++
+		}
 	}
 	st.Services = int64(len(per))
 	for _, a := range per {
@@ -88,6 +101,36 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 			d.ErrorCount++
 		}
 		d.MostRecentMs = max(d.MostRecentMs, r.StartMs)
+	}
+	return st, nil
+}
+
+// withOccurrences replaces a backend's error counts of st with the engine's occurrences of the
+// window: the total, the handled share, and each listed service's count.
+func (e *Engine) withOccurrences(ctx context.Context, q StatusQuery, st Status) (Status, error) {
+	occ, err := e.occurrences(ctx, q.Window, 0, q.Invocation)
+	if err != nil {
+		return Status{}, err
+	}
+	st.Scan.Limited = st.Scan.Limited || occ.limited
+	st.Errors, st.HandledErrors = 0, 0
+	listed := make(map[string]*ServiceActivity, len(st.ServiceActivity))
+	for i := range st.ServiceActivity {
+		st.ServiceActivity[i].Errors = 0
+		listed[st.ServiceActivity[i].Service] = &st.ServiceActivity[i]
+	}
+	for i := range occ.list {
+		o := &occ.list[i]
+		if !o.MatchesService(q.Service) {
+			continue
+		}
+		st.Errors++
+		if o.Handled {
+			st.HandledErrors++
+		}
+		if a := listed[o.Service]; a != nil {
+			a.Errors++
+		}
 	}
 	return st, nil
 }

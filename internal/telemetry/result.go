@@ -14,9 +14,12 @@ type Status struct {
 	Services int64
 	Spans    int64
 	Logs     int64
-	// Errors counts error occurrences (TELEMETRY.md): one per failure of a run, however many
-	// spans and logs report it, plus error logs outside any failing trace.
+	// Errors counts error occurrences (docs/semantics.md R7): one per cause per run, however
+	// many spans and logs report it, plus error logs outside any failing trace. With a service
+	// filter, those that started in the service or in a run that entered there (R12).
 	Errors int64
+	// HandledErrors counts those of Errors whose run's verdict is ok (R8).
+	HandledErrors int64
 	// Domains has one entry per configured domain, in configuration order, seen or not.
 	Domains []DomainActivity
 	// ServiceActivity is bounded (busiest first, then by name).
@@ -139,6 +142,12 @@ type ErrorGroup struct {
 	// RunIDs and TraceIDs hold at most MaxRelated ids, most recent first.
 	RunIDs   []string
 	TraceIDs []string
+	// Handled counts the occurrences whose run's verdict is ok (R8); Count - Handled failed
+	// their run (or belong to no known run).
+	Handled int64
+	// EntryServices are the services where the group's runs entered, other than Service,
+	// at most MaxRelated, sorted (R12).
+	EntryServices []string
 	// SampleTraceID and SampleSpanID name the origin span of the group's most recent
 	// occurrence that has one (empty for a group of error logs), so its stack can be read.
 	SampleTraceID, SampleSpanID string

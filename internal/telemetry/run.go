@@ -8,10 +8,12 @@ import (
 
 // RunFromRoot reads a run off its root span (with attributes): its id is the root's execution
 // id, else the trace id; its name the job name, else the root's name; its outcome the
-// application's own word (job status, else outcome attribute); its status that word
-// normalized, else error when any span of the run failed (traceErrored), else ok. SpanCount and
+// application's own word (job status, else outcome attribute). Its status is the root's own
+// verdict (docs/semantics.md R5): that word normalized, else the exit code, else the root's
+// status Error, else an HTTP server response of 500 or above; anything that failed below the
+// root without reaching it is a handled error of an ok run, never a failed run. SpanCount and
 // ErrorCount are left to the caller.
-func RunFromRoot(conv *conventions.Conventions, root *SpanRow, traceErrored bool) RunSummary {
+func RunFromRoot(conv *conventions.Conventions, root *SpanRow) RunSummary {
 	r := RunSummary{
 		ID:          cmp.Or(conv.ExecutionID(root.Attributes), root.TraceID),
 		Domain:      conv.Domain(root.Attributes),
@@ -33,8 +35,23 @@ func RunFromRoot(conv *conventions.Conventions, root *SpanRow, traceErrored bool
 		word = firstAttr(root.Attributes, conv.JobKeys.StatusKeys)
 		r.Outcome = cmp.Or(word, firstAttr(root.Attributes, conv.JobKeys.OutcomeKeys))
 	}
-	r.Status = conv.NormalizeStatus(word, traceErrored || root.IsError(), exit)
+	r.Status = conv.NormalizeStatus(word, SpanFailed(root), exit)
 	return r
+}
+
+// SpanFailed is a span's own verdict (docs/semantics.md R5): its status is Error, or it
+// served an HTTP request whose response was a server error (500 or above; a 4xx is the
+// client's error, not the server's, in OpenTelemetry's HTTP conventions). An instrumentation
+// that leaves the status unset on a 500 still fails its run.
+func SpanFailed(s *SpanRow) bool {
+	if s.IsError() {
+		return true
+	}
+	if s.Kind != KindServer {
+		return false
+	}
+	code, ok := conventions.ParseExitCode(firstAttr(s.Attributes, conventions.HTTPStatusKeys))
+	return ok && code >= 500 && code <= 599
 }
 
 // JobFromSpan reads a job execution off a span with a job id (with attributes); ok is false

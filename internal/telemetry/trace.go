@@ -78,7 +78,7 @@ func ShapeTrace(spans []SpanRow) []SpanShape {
 	return out
 }
 
-// Occurrence is one error occurrence: one failure of one run (TELEMETRY.md). A span
+// Occurrence is one error occurrence: one cause in one run (docs/semantics.md R7). A span
 // occurrence starts at its origin span; a log occurrence is an error log outside any failing
 // trace.
 type Occurrence struct {
@@ -93,27 +93,80 @@ type Occurrence struct {
 	Message       string
 	ExceptionType string
 	Fingerprint   string
+	// Handled is true when the run's own verdict is ok: the error did not reach the run's entry
+	// span (docs/semantics.md R8). False when the run is not known.
+	Handled bool
+	// EntryService is the service of the run's root span, where the work entered ("" when the
+	// run is not known), so a failure is found by the service that served the request as well
+	// as by the one where it started (R12).
+	EntryService string
 }
 
 // exceptionOf returns the first non-empty exception.message and exception.type of a span's
-// exception events.
-func exceptionOf(events []SpanEvent) (msg, typ string) {
+// exception events, and whether one of them carried a stack trace.
+func exceptionOf(events []SpanEvent) (msg, typ string, stack bool) {
 	for _, e := range events {
 		if e.Name != "exception" {
 			continue
 		}
 		msg = cmp.Or(msg, e.Attributes["exception.message"])
 		typ = cmp.Or(typ, e.Attributes["exception.type"])
+		stack = stack || e.Attributes["exception.stacktrace"] != ""
 	}
-	return msg, typ
+	return msg, typ, stack
+}
+
+// eventMessageKeys are the attributes a span event's text is read from: what the OpenTracing
+// bridge and log-to-span-event adapters write (LogFields/LogKV "message", "msg", "error"),
+// and the logs conventions' body and error message keys (docs/semantics.md R10).
+var eventMessageKeys = []string{"message", "msg", "log.message", "error.message", "error", "event"}
+
+// errorEventLevels are the level attribute values that mark a span event as an error report.
+var errorEventLevels = []string{"error", "err", "fatal", "critical", "panic"}
+
+// EventMessage is the text of a span event: its message attribute, else its name. An
+// "exception" event's text is its exception.message.
+func EventMessage(e *SpanEvent) string {
+	if e.Name == "exception" {
+		return strings.TrimSpace(e.Attributes["exception.message"])
+	}
+	for _, k := range eventMessageKeys {
+		if v := strings.TrimSpace(e.Attributes[k]); v != "" && !(k == "event" && v == "error") {
+			return v
+		}
+	}
+	return strings.TrimSpace(e.Name)
+}
+
+// errorEventMessage is the text of the last span event that reports an error (a level
+// attribute of error or worse, an "error" event field set true or to "error", or a name that
+// is "error"); "" when none does. Exception events are read by exceptionOf.
+func errorEventMessage(events []SpanEvent) string {
+	msg := ""
+	for i := range events {
+		e := &events[i]
+		if e.Name == "exception" {
+			continue
+		}
+		lvl := strings.ToLower(strings.TrimSpace(cmp.Or(e.Attributes["level"], e.Attributes["log.severity"], e.Attributes["severity"])))
+		isErr := slices.Contains(errorEventLevels, lvl) || strings.EqualFold(strings.TrimSpace(e.Name), "error") ||
+			e.Attributes["event"] == "error" || e.Attributes["error"] == "true"
+		if !isErr {
+			continue
+		}
+		if m := EventMessage(e); m != "" && m != "error" {
+			msg = m
+		}
+	}
+	return msg
 }
 
 // SpanError returns an error span's own message and type, as get_run shows them: the
-// exception event's message, else the status message; the exception event's type, else the
-// error.type attribute.
+// exception event's message, else the status message, else an error span event's text; the
+// exception event's type, else the error.type attribute.
 func SpanError(s *SpanRow) (msg, typ string) {
-	em, et := exceptionOf(s.Events)
-	return cmp.Or(em, s.StatusMessage), cmp.Or(et, s.Attributes["error.type"])
+	em, et, _ := exceptionOf(s.Events)
+	return cmp.Or(em, s.StatusMessage, errorEventMessage(s.Events)), cmp.Or(et, s.Attributes["error.type"])
 }
 
 // RunOfTrace is the run identity of a trace, read off its root span.
@@ -121,28 +174,60 @@ type RunOfTrace struct {
 	ID, Domain string
 	// Known is false when the trace's root span is not among the spans.
 	Known bool
+	// OK is the root's own verdict is ok (R5); Service is the root's service.
+	OK      bool
+	Service string
 }
 
 // TraceRun reads the run of a trace from its spans: the root's execution id (else the trace
-// id) and domain. A trace without a root has an unknown run in the default domain.
+// id), domain, service and verdict. A trace without a root has an unknown run in the default
+// domain.
 func TraceRun(conv *conventions.Conventions, spans []SpanRow) RunOfTrace {
 	for i := range spans {
 		if spans[i].IsRoot() {
 			return RunOfTrace{
-				ID:     cmp.Or(conv.ExecutionID(spans[i].Attributes), spans[i].TraceID),
-				Domain: conv.Domain(spans[i].Attributes),
-				Known:  true,
+				ID:      cmp.Or(conv.ExecutionID(spans[i].Attributes), spans[i].TraceID),
+				Domain:  conv.Domain(spans[i].Attributes),
+				Known:   true,
+				OK:      RunFromRoot(conv, &spans[i]).Status == StatusOK,
+				Service: ServiceOf(spans[i].Service),
 			}
 		}
 	}
 	return RunOfTrace{Domain: conv.DefaultDomain}
 }
 
-// TraceOccurrences returns the error occurrences of one trace: one per origin error span. The
-// error spans above an origin and the trace's error logs fold into it, filling in what the
-// origin lacks: the message is the origin's exception message, else a folded span's, else a
-// folded log's body, else a status message, else "<span name> failed"; the type likewise. A
-// log is folded into the origin it was written in (or under), else into the first origin.
+// Specificity ranks where an occurrence's message came from (docs/semantics.md R9): a thrown
+// exception with its stack beats an exception message, which beats the text of a log or span
+// event, which beats a bare status message, which beats nothing at all ("<span> failed").
+type Specificity int
+
+const (
+	SpecNone Specificity = iota
+	SpecStatus
+	SpecEvent
+	SpecException
+	SpecThrown
+)
+
+// TraceOccurrences returns the error occurrences of one trace: one per cause
+// (docs/semantics.md R7–R9).
+//
+//   - Origins: an error span none of whose descendants is an error span starts a failure; the
+//     error spans above it and the trace's error logs fold into it, filling in what it lacks.
+//     Its message is the most specific text recorded (R9): an exception message (the origin's,
+//     else a folded span's), else a folded log's body, else an error span event's text, else a
+//     status message, else "<span name> failed"; the type likewise.
+//   - One cause, one occurrence: origins with the same fingerprint (service, exception type,
+//     normalized message) are one occurrence, whether they form a chain or are siblings (a
+//     route handler and the error-handling middleware that records the same exception again).
+//   - A generic text never wins: an origin whose message is only a status message or nothing
+//     (an instrumentation's report that a call failed, such as a driver's error code) folds into
+//     an occurrence of the same service and run with a recorded exception or event that was
+//     recorded no earlier than it started (the app caught that failure and said more), when
+//     there is one.
+//
+// A log is folded into the origin it was written in (or under), else into the first origin.
 // spans need attributes and events; logs are the trace's error logs.
 func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []LogRow) []Occurrence {
 	shapes := ShapeTrace(spans)
@@ -166,7 +251,7 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 	slices.SortStableFunc(origins, func(a, b int) int {
 		return cmp.Or(cmp.Compare(spans[a].StartNs, spans[b].StartNs), strings.Compare(spans[a].SpanID, spans[b].SpanID))
 	})
-	// ancestors lists an origin's error ancestors, nearest first, and every ancestor's id.
+	// chain lists an origin's error ancestors, nearest first, and every ancestor's id.
 	chain := func(o int) (errAnc []int, all map[string]bool) {
 		all = map[string]bool{spans[o].SpanID: true}
 		cur := o
@@ -215,23 +300,58 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 		}
 		folds[target].logs = append(folds[target].logs, li)
 	}
-	out := make([]Occurrence, 0, len(origins))
+	type cause struct {
+		occ  Occurrence
+		spec Specificity
+		// recordedNs is when its most specific text was recorded: the end of the span that
+		// carried it (an exception is recorded before its span ends).
+		recordedNs int64
+		merged     bool
+		generic    bool
+	}
+	causes := make([]cause, 0, len(origins))
 	for k, o := range origins {
 		org := &spans[o]
-		var excMsg, excType string
-		excMsg, excType = exceptionOf(org.Events)
+		spec, recorded := SpecNone, org.EndNs()
+		excMsg, excType, stack := exceptionOf(org.Events)
 		for _, a := range folds[k].anc {
-			m, t := exceptionOf(spans[a].Events)
+			m, t, st := exceptionOf(spans[a].Events)
+			if excMsg == "" && m != "" {
+				stack, recorded = st, spans[a].EndNs()
+			}
 			excMsg, excType = cmp.Or(excMsg, m), cmp.Or(excType, t)
 		}
 		msg := excMsg
+		if msg != "" {
+			spec = SpecException
+			if stack {
+				spec = SpecThrown
+			}
+		}
 		for _, li := range folds[k].logs {
-			msg = cmp.Or(msg, strings.TrimSpace(logs[li].Body), logs[li].Attributes["exception.message"])
+			if msg == "" {
+				msg = cmp.Or(strings.TrimSpace(logs[li].Body), logs[li].Attributes["exception.message"])
+				if msg != "" {
+					spec, recorded = SpecEvent, logs[li].TimeNs
+				}
+			}
 			excType = cmp.Or(excType, logs[li].Attributes["exception.type"])
 		}
-		msg = cmp.Or(msg, org.StatusMessage)
-		for _, a := range folds[k].anc {
-			msg = cmp.Or(msg, spans[a].StatusMessage)
+		if msg == "" {
+			for _, i := range append([]int{o}, folds[k].anc...) {
+				if m := errorEventMessage(spans[i].Events); m != "" {
+					msg, spec, recorded = m, SpecEvent, spans[i].EndNs()
+					break
+				}
+			}
+		}
+		if msg == "" {
+			for _, i := range append([]int{o}, folds[k].anc...) {
+				if m := spans[i].StatusMessage; m != "" {
+					msg, spec = m, SpecStatus
+					break
+				}
+			}
 		}
 		excType = cmp.Or(excType, org.Attributes["error.type"])
 		for _, a := range folds[k].anc {
@@ -240,11 +360,51 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 		if msg == "" {
 			msg = cmp.Or(org.Name, "span") + " failed"
 		}
-		out = append(out, Occurrence{
-			TimeNs: org.StartNs, Service: ServiceOf(org.Service), Domain: run.Domain, RunID: run.ID,
+		// Generic (R9): nothing but an instrumented call's status text, or no text at all.
+		generic := spec == SpecNone || (spec == SpecStatus && org.Kind == KindClient)
+		c := cause{spec: spec, generic: generic, recordedNs: recorded, occ: Occurrence{
+			TimeNs: org.StartNs, Service: ServiceOf(org.Service), Domain: run.Domain,
 			TraceID: org.TraceID, OriginSpanID: org.SpanID, Message: msg, ExceptionType: excType,
 			Fingerprint: conventions.Fingerprint(excType, msg),
-		})
+		}}
+		if run.Known {
+			c.occ.RunID, c.occ.Handled, c.occ.EntryService = run.ID, run.OK, run.Service
+		}
+		causes = append(causes, c)
+	}
+	// One cause, one occurrence (R7): the first origin of each service and fingerprint stands
+	// for the others.
+	seen := make(map[[2]string]int, len(causes))
+	for k := range causes {
+		key := [2]string{causes[k].occ.Service, causes[k].occ.Fingerprint}
+		if first, ok := seen[key]; ok {
+			causes[k].merged = true
+			causes[first].spec = max(causes[first].spec, causes[k].spec)
+			continue
+		}
+		seen[key] = k
+	}
+	// A generic text never wins (R9): a generic origin folds into the first cause of its
+	// service with a recorded exception or event text that was recorded no earlier than the
+	// generic one started.
+	for k := range causes {
+		g := &causes[k]
+		if g.merged || !g.generic {
+			continue
+		}
+		for j := range causes {
+			c := &causes[j]
+			if j != k && !c.merged && c.spec >= SpecEvent && c.occ.Service == g.occ.Service && c.recordedNs >= g.occ.TimeNs {
+				g.merged = true
+				break
+			}
+		}
+	}
+	out := make([]Occurrence, 0, len(causes))
+	for k := range causes {
+		if !causes[k].merged {
+			out = append(out, causes[k].occ)
+		}
 	}
 	return out
 }
@@ -262,7 +422,7 @@ func LogOccurrence(conv *conventions.Conventions, l *LogRow, run RunOfTrace) Occ
 		TraceID: l.TraceID, Message: msg, ExceptionType: typ, Fingerprint: conventions.Fingerprint(typ, msg),
 	}
 	if run.Known {
-		o.RunID = run.ID
+		o.RunID, o.Handled, o.EntryService = run.ID, run.OK, run.Service
 	}
 	return o
 }

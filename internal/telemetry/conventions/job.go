@@ -98,3 +98,8 @@ func ParseExitCode(s string) (int64, bool) {
 	}
 	return int64(f), true
 }
+
+// HTTPStatusKeys are the attributes an HTTP server span's response status code is read from:
+// the stable name, then the legacy one that instrumentations still emit by default
+// (docs/semantics.md R5).
+var HTTPStatusKeys = []string{"http.response.status_code", "http.status_code"}

@@ -113,7 +113,7 @@ func listRuns(ctx context.Context, tx *sql.Tx, q telemetry.RunsQuery, conv *conv
 	for _, seq := range seqs {
 		root := bySeq[seq]
 		c := counts[root.TraceID]
-		r := telemetry.RunFromRoot(conv, &root, c[1] > 0)
+		r := telemetry.RunFromRoot(conv, &root)
 		r.SpanCount, r.ErrorCount = c[0], c[1]
 		page.Runs = append(page.Runs, r)
 	}

@@ -21,7 +21,7 @@ import (
 // derivationVersion changes whenever the code below gives a derived column another meaning,
 // so that files computed by an older build are recomputed rather than misread. Version 2 is
 // the engine's semantics (schema version 3).
-const derivationVersion = 2
+const derivationVersion = 3
 
 // conventionsFingerprint identifies the derived columns' inputs: the conventions document, the
 // derivation code, and what the engine's functions answer (behaviour). The store records it in
@@ -85,8 +85,10 @@ type spanDerived struct {
 	// RunID and Domain are set on roots: TraceRun's run id (empty when the trace is the run)
 	// and domain.
 	RunID, Domain string
-	// Verdict, on roots, encodes the run's normalized status: bit 0 is set when RunFromRoot
-	// says error for a trace without an error span, bit 1 when it says error for one with.
+	// Verdict, on roots, encodes the run's normalized status: bit 0 is set when the run failed
+	// in a trace without an error span, bit 1 in a trace with one. Since a run's verdict is its
+	// root's own (docs/semantics.md R5) the two bits are equal; the encoding stays so that files
+	// written by earlier builds read alike once recomputed.
 	Verdict int64
 	// JobID and JobName are set on job spans (JobFromSpan).
 	JobID, JobName string
@@ -128,11 +130,10 @@ func (dv *deriver) deriveSpan(s *telemetry.SpanRow) spanDerived {
 			d.RunID = run.ID
 		}
 		d.Domain = run.Domain
-		if telemetry.RunFromRoot(conv, s, false).Status == telemetry.StatusError {
-			d.Verdict |= 1
-		}
-		if telemetry.RunFromRoot(conv, s, true).Status == telemetry.StatusError {
-			d.Verdict |= 2
+		// A run's verdict is its root's own (docs/semantics.md R5): the same whether or not
+		// the trace has an error span, so both bits agree.
+		if telemetry.RunFromRoot(conv, s).Status == telemetry.StatusError {
+			d.Verdict = 3
 		}
 	}
 	if j, ok := telemetry.JobFromSpan(conv, s); ok {
