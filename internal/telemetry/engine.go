@@ -96,9 +96,11 @@ type (
 	RunLister interface {
 		ListRuns(ctx context.Context, q RunsQuery, conv *conventions.Conventions) (p RunPage, handled bool, err error)
 	}
-	// ErrorAggregator answers Errors.
+	// ErrorAggregator answers Errors from occurrences that TraceOccurrences computed (the
+	// store's shaped traces), with each group's handled share and entry services read off the
+	// runs' roots and the service filter of docs/semantics.md R12.
 	ErrorAggregator interface {
-		AggregateErrors(ctx context.Context, q ErrorsQuery, conv *conventions.Conventions) (r ErrorReport, handled bool, err error)
+		AggregateOccurrences(ctx context.Context, q ErrorsQuery, conv *conventions.Conventions) (r ErrorReport, handled bool, err error)
 	}
 	// JobFinder answers LastJob.
 	JobFinder interface {

@@ -109,9 +109,14 @@ func (e *Engine) traceRoots(ctx context.Context, traces []string, asOf int64) (m
 // Errors implements Source: the window's error occurrences grouped by origin service, run
 // domain and message fingerprint, most recent group first.
 func (e *Engine) Errors(ctx context.Context, q ErrorsQuery) (ErrorReport, error) {
+	if c, ok := capability[ErrorAggregator](e, q.Invocation); ok {
+		rep, handled, err := c.AggregateOccurrences(ctx, q, e.conv)
+		if err != nil || handled {
+			return rep, err
+		}
+	}
 	// The occurrences are the engine's one rule (docs/semantics.md R7–R12), computed over the
-	// window's failing traces whatever the backend: a backend's ErrorAggregator is not asked
-	// until it can supply the handled share and the runs' entry services as facts.
+	// window's failing traces.
 	set, err := e.occurrences(ctx, q.Window, q.AsOf, q.Invocation)
 	if err != nil {
 		return ErrorReport{}, err
@@ -165,7 +170,7 @@ func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
 		if o.Handled {
 			g.Handled++
 		}
-		if es := o.EntryService; es != "" && es != o.Service && !slices.Contains(g.EntryServices, es) && len(g.EntryServices) < MaxRelated {
+		if es := o.EntryService; es != "" && es != o.Service && !slices.Contains(g.EntryServices, es) {
 			g.EntryServices = append(g.EntryServices, es)
 		}
 		g.FirstSeenMs = NsToMs(o.TimeNs)
@@ -178,12 +183,20 @@ func GroupOccurrences(list []Occurrence, service, domain string) ErrorReport {
 		}
 	}
 	for i := range rep.Groups {
-		slices.Sort(rep.Groups[i].EntryServices)
+		rep.Groups[i].EntryServices = FirstEntryServices(rep.Groups[i].EntryServices)
 	}
 	slices.SortStableFunc(rep.Groups, func(a, b ErrorGroup) int {
 		return cmp.Or(cmp.Compare(b.LastSeenMs, a.LastSeenMs), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Fingerprint, b.Fingerprint))
 	})
 	return rep
+}
+
+// FirstEntryServices orders a group's entry services (other than its own service) by name and
+// keeps the first MaxRelated: a fact any backend can compute from distinct values.
+func FirstEntryServices(list []string) []string {
+	slices.Sort(list)
+	list = slices.Compact(list)
+	return list[:min(len(list), MaxRelated):min(len(list), MaxRelated)]
 }
 
 // SpanRef names one span.

@@ -105,31 +105,25 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	return st, nil
 }
 
-// withOccurrences replaces a backend's error counts of st with the engine's occurrences of the
-// window: the total, the handled share, and each listed service's count.
+// withOccurrences replaces a backend's error counts of st with the window's occurrences as
+// Errors answers them: the total, the handled share, and each listed service's count (what
+// started there).
 func (e *Engine) withOccurrences(ctx context.Context, q StatusQuery, st Status) (Status, error) {
-	occ, err := e.occurrences(ctx, q.Window, 0, q.Invocation)
+	rep, err := e.Errors(ctx, ErrorsQuery{Window: q.Window, Service: q.Service, Invocation: q.Invocation, Settle: 1})
 	if err != nil {
 		return Status{}, err
 	}
-	st.Scan.Limited = st.Scan.Limited || occ.limited
-	st.Errors, st.HandledErrors = 0, 0
+	st.Scan.Limited = st.Scan.Limited || rep.Scan.Limited
+	st.Errors, st.HandledErrors = rep.Events, 0
 	listed := make(map[string]*ServiceActivity, len(st.ServiceActivity))
 	for i := range st.ServiceActivity {
 		st.ServiceActivity[i].Errors = 0
 		listed[st.ServiceActivity[i].Service] = &st.ServiceActivity[i]
 	}
-	for i := range occ.list {
-		o := &occ.list[i]
-		if !o.MatchesService(q.Service) {
-			continue
-		}
-		st.Errors++
-		if o.Handled {
-			st.HandledErrors++
-		}
-		if a := listed[o.Service]; a != nil {
-			a.Errors++
+	for _, g := range rep.Groups {
+		st.HandledErrors += g.Handled
+		if a := listed[g.Service]; a != nil {
+			a.Errors += g.Count
 		}
 	}
 	return st, nil

@@ -215,9 +215,12 @@ const (
 //
 //   - Origins: an error span none of whose descendants is an error span starts a failure; the
 //     error spans above it and the trace's error logs fold into it, filling in what it lacks.
-//     Its message is the most specific text recorded (R9): an exception message (the origin's,
-//     else a folded span's), else a folded log's body, else an error span event's text, else a
-//     status message, else "<span name> failed"; the type likewise.
+//     Its message is the most specific text recorded (R9): a thrown exception with its stack
+//     (the origin's, else a folded span's), else a folded log's exception message, else an
+//     exception recorded without a stack (unless its span's status says something else that the
+//     trace repeats: then the exception is an instrumentation's template), else a folded log's
+//     body, else an error span event's text, else a status message, else "<span name> failed";
+//     the type likewise.
 //   - One cause, one occurrence: origins with the same fingerprint (service, exception type,
 //     normalized message) are one occurrence, whether they form a chain or are siblings (a
 //     route handler and the error-handling middleware that records the same exception again).
@@ -309,36 +312,74 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 		merged     bool
 		generic    bool
 	}
+	// said counts the records of the trace that carry each text: a text the app repeats
+	// elsewhere (its logger, a handler's exception) is its own; an instrumentation's template is
+	// said once (R9).
+	said := map[string]int{}
+	for i := range spans {
+		if m, _, _ := exceptionOf(spans[i].Events); m != "" {
+			said[m]++
+		}
+		if m := spans[i].StatusMessage; m != "" {
+			said[m]++
+		}
+	}
+	for i := range logs {
+		for _, m := range []string{strings.TrimSpace(logs[i].Body), logs[i].Attributes["exception.message"]} {
+			if m != "" {
+				said[m]++
+			}
+		}
+	}
 	causes := make([]cause, 0, len(origins))
 	for k, o := range origins {
 		org := &spans[o]
+		members := append([]int{o}, folds[k].anc...)
 		spec, recorded := SpecNone, org.EndNs()
-		excMsg, excType, stack := exceptionOf(org.Events)
-		for _, a := range folds[k].anc {
-			m, t, st := exceptionOf(spans[a].Events)
-			if excMsg == "" && m != "" {
-				stack, recorded = st, spans[a].EndNs()
-			}
-			excMsg, excType = cmp.Or(excMsg, m), cmp.Or(excType, t)
-		}
-		msg := excMsg
-		if msg != "" {
-			spec = SpecException
-			if stack {
-				spec = SpecThrown
+		var msg, excType string
+		// A thrown exception with its stack, the innermost first.
+		for _, i := range members {
+			if m, t, st := exceptionOf(spans[i].Events); m != "" && st {
+				msg, excType, spec, recorded = m, t, SpecThrown, spans[i].EndNs()
+				break
 			}
 		}
+		// Else what the app's logger said was thrown.
 		for _, li := range folds[k].logs {
 			if msg == "" {
-				msg = cmp.Or(strings.TrimSpace(logs[li].Body), logs[li].Attributes["exception.message"])
-				if msg != "" {
-					spec, recorded = SpecEvent, logs[li].TimeNs
+				if m := logs[li].Attributes["exception.message"]; m != "" {
+					msg, spec, recorded = m, SpecException, logs[li].TimeNs
+					if logs[li].Attributes["exception.stacktrace"] != "" {
+						spec = SpecThrown
+					}
 				}
 			}
 			excType = cmp.Or(excType, logs[li].Attributes["exception.type"])
 		}
+		// Else an exception recorded without a stack; when its span's own status says something
+		// else that the trace repeats and the exception text it does not, the exception is the
+		// instrumentation's template and the status is the cause's text.
+		for _, i := range members {
+			m, t, _ := exceptionOf(spans[i].Events)
+			if msg != "" || m == "" {
+				excType = cmp.Or(excType, t)
+				continue
+			}
+			msg, spec, recorded = m, SpecException, spans[i].EndNs()
+			if st := spans[i].StatusMessage; st != "" && st != m && said[st] > 1 && said[m] <= 1 {
+				msg = st
+			}
+			excType = cmp.Or(excType, t)
+		}
+		for _, li := range folds[k].logs {
+			if msg == "" {
+				if m := strings.TrimSpace(logs[li].Body); m != "" {
+					msg, spec, recorded = m, SpecEvent, logs[li].TimeNs
+				}
+			}
+		}
 		if msg == "" {
-			for _, i := range append([]int{o}, folds[k].anc...) {
+			for _, i := range members {
 				if m := errorEventMessage(spans[i].Events); m != "" {
 					msg, spec, recorded = m, SpecEvent, spans[i].EndNs()
 					break
@@ -346,7 +387,7 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 			}
 		}
 		if msg == "" {
-			for _, i := range append([]int{o}, folds[k].anc...) {
+			for _, i := range members {
 				if m := spans[i].StatusMessage; m != "" {
 					msg, spec = m, SpecStatus
 					break

@@ -13,10 +13,11 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
-var _ telemetry.ErrorAggregator = (*Backend)(nil)
-
-// AggregateErrors implements telemetry.ErrorAggregator: the window's error occurrences
-// grouped by the engine's GroupOccurrences.
+// AggregateErrors is the window's error occurrences as ClickHouse's SQL restates the origin
+// rule, grouped by the engine's GroupOccurrences. It is not the engine's ErrorAggregator: it
+// does not restate one occurrence per cause per run, the handled share or the entry services
+// (docs/semantics.md R7–R12), so the engine answers Errors over ClickHouse from the failing
+// traces it reads.
 func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, conv *conventions.Conventions) (telemetry.ErrorReport, bool, error) {
 	if err := b.ready(ctx); err != nil {
 		return telemetry.ErrorReport{}, false, err

@@ -38,7 +38,7 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 	q.w("(SELECT if(", exec, " != '', ", exec, ", r.TraceId) AS id, ", domainExpr(q, conv, a), " AS domain, ",
 		"if(", jobID, " != '' AND ", jobName, " != '', ", jobName, ", SpanName) AS name, ",
 		"if(", jobID, " != '', if(", trimmed(word), " != '', ", trimmed(word), ", ", trimmed(outcome), "), if(", word, " != '', ", word, ", ", outcome, ")) AS outcome, ",
-		normalizeStatusExpr(q, conv, word, "StatusCode = 'Error' OR errors > 0", "if("+jobID+" != '', "+exitCodeExpr(q, conv, a)+", NULL)"), " AS status, ",
+		normalizeStatusExpr(q, conv, word, spanFailedExpr(q, a), "if("+jobID+" != '', "+exitCodeExpr(q, conv, a)+", NULL)"), " AS status, ",
 		"intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) AS ms, toUInt64(Duration) AS dur, ServiceName AS service, r.TraceId AS trace, errors")
 	var traces string
 	if page != nil {
@@ -48,7 +48,7 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 	q.w(
 		// Only the columns the expressions read go through LIMIT BY (SELECT * would carry every
 		// column of every root through the deduplication).
-		" FROM (SELECT TraceId, SpanId, SpanName, StatusCode, Timestamp, Duration, ServiceName, SpanAttributes FROM ", b.traces, " WHERE ")
+		" FROM (SELECT TraceId, SpanId, SpanName, SpanKind, StatusCode, Timestamp, Duration, ServiceName, SpanAttributes FROM ", b.traces, " WHERE ")
 	window(q, "Timestamp", w)
 	q.w(" AND ParentSpanId = ''")
 	if svc != "" {

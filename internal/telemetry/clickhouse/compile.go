@@ -121,7 +121,20 @@ func executionIDExpr(q *sqlText, conv *conventions.Conventions, col string) stri
 // exitCodeExpr is conventions.ParseExitCode of the first exit-code attribute: a Nullable(Int64),
 // NULL when it is no integer.
 func exitCodeExpr(q *sqlText, conv *conventions.Conventions, col string) string {
-	t := trimmed(first(q, col, conv.JobKeys.ExitCodeKeys))
+	return integerExpr(q, col, conv.JobKeys.ExitCodeKeys)
+}
+
+// spanFailedExpr is telemetry.SpanFailed of the span's columns (docs/semantics.md R5): status
+// Error, or a server span whose HTTP response status is 500–599.
+func spanFailedExpr(q *sqlText, col string) string {
+	code := integerExpr(q, col, conventions.HTTPStatusKeys)
+	return "(StatusCode = 'Error' OR (SpanKind = 'Server' AND ifNull(" + code + " BETWEEN 500 AND 599, 0)))"
+}
+
+// integerExpr is conventions.ParseExitCode of the first non-empty value under keys, NULL when
+// it does not parse.
+func integerExpr(q *sqlText, col string, keys []string) string {
+	t := trimmed(first(q, col, keys))
 	// ParseInt: an optional sign and decimal digits; else ParseFloat of a decimal literal (Go
 	// syntax: _ between digits allowed) whose value is integral and fits.
 	const d = `[0-9](_?[0-9])*`

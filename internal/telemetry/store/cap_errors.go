@@ -15,11 +15,11 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
-// AggregateErrors implements telemetry.ErrorAggregator: the window's occurrences — the origin
+// AggregateOccurrences implements telemetry.ErrorAggregator: the window's occurrences — the origin
 // spans' stored occurrences, those of deferred traces computed from scans, and the lone error
 // records with the run of their trace's root — grouped by GroupOccurrences. A pinned query
 // (AsOf) computes the traces that changed after its snapshot from what it saw.
-func (b *Backend) AggregateErrors(ctx context.Context, q telemetry.ErrorsQuery, conv *conventions.Conventions) (telemetry.ErrorReport, bool, error) {
+func (b *Backend) AggregateOccurrences(ctx context.Context, q telemetry.ErrorsQuery, conv *conventions.Conventions) (telemetry.ErrorReport, bool, error) {
 	var rep telemetry.ErrorReport
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		d, err := dirtyTraces(ctx, tx, q.AsOf)
@@ -49,7 +49,7 @@ func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv 
 	var f filter
 	f.add("IsOrigin = 1")
 	f.window(q.Window)
-	f.service("ServiceName", q.Service)
+	serviceOrEntry(&f, TracesTable, q.Service)
 	if q.Domain != "" {
 		f.add("OccDomain = ?", q.Domain)
 	}
@@ -58,6 +58,9 @@ func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv 
 	}
 	list, err := storedOccurrences(ctx, tx, f)
 	if err != nil {
+		return nil, false, err
+	}
+	if err := withRuns(ctx, tx, list, q.AsOf); err != nil {
 		return nil, false, err
 	}
 	// Traces whose occurrences are computed here: the deferred ones, and the dirty ones with an
@@ -196,7 +199,7 @@ func loneLogs(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *co
 	var f filter
 	f.add("IsError = 1 AND TraceFailing = 0")
 	f.window(q.Window)
-	f.service("ServiceName", q.Service)
+	serviceOrEntry(&f, LogsTable, q.Service)
 	f.asOf(q.AsOf)
 	if len(d.traces) > 0 {
 		f.add("TraceId NOT IN ("+placeholders(len(d.traces))+")", anys(d.list())...)
@@ -209,7 +212,7 @@ func loneLogs(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *co
 		var g filter
 		g.add("IsError = 1")
 		g.window(q.Window)
-		g.service("ServiceName", q.Service)
+		serviceOrEntry(&g, LogsTable, q.Service)
 		g.asOf(q.AsOf)
 		g.in("TraceId", d.list())
 		g.add(`NOT EXISTS (SELECT 1 FROM `+TracesTable+` e WHERE e.TraceId = `+LogsTable+`.TraceId AND e.IsError = 1 AND e.Seq <= ?)`, q.AsOf)
@@ -226,7 +229,7 @@ func loneLogs(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *co
 	for i, l := range recs {
 		out[i] = l.o
 		r := runs[l.o.TraceID]
-		out[i].Domain, out[i].RunID = r.Domain, r.RunID
+		out[i].Domain, out[i].RunID, out[i].Handled, out[i].EntryService = r.Domain, r.RunID, r.Handled, r.EntryService
 	}
 	return out, nil
 }
@@ -243,6 +246,22 @@ func rootRuns[T any](ctx context.Context, tx *sql.Tx, conv *conventions.Conventi
 			traces = append(traces, t)
 		}
 	}
+	runs, err := traceRuns(ctx, tx, traces, asOf)
+	if err != nil {
+		return nil, err
+	}
+	// What LogOccurrence makes of each run (the domain of an unknown one, its id or none).
+	out := make(map[string]telemetry.Occurrence, len(traces))
+	for _, t := range traces {
+		out[t] = telemetry.LogOccurrence(conv, &telemetry.LogRow{TraceID: t}, runs[t])
+	}
+	return out, nil
+}
+
+// traceRuns reads the run of each trace off its newest root (as of asOf): id, domain, service
+// and whether its verdict is ok (RunErrored: the root's own verdict, docs/semantics.md R5). A
+// trace without a stored root is missing from the map.
+func traceRuns(ctx context.Context, tx *sql.Tx, traces []string, asOf int64) (map[string]telemetry.RunOfTrace, error) {
 	runs := make(map[string]telemetry.RunOfTrace, len(traces))
 	const chunk = 500
 	for lo := 0; lo < len(traces); lo += chunk {
@@ -250,25 +269,107 @@ func rootRuns[T any](ctx context.Context, tx *sql.Tx, conv *conventions.Conventi
 		f.add("IsRoot = 1")
 		f.in("TraceId", traces[lo:min(lo+chunk, len(traces))])
 		f.asOf(asOf)
-		err := eachRow(ctx, tx, `SELECT TraceId, COALESCE(RunId, ''), COALESCE(Domain, '') FROM `+TracesTable+f.where()+spansNewest,
-			f.args, func(scan func(...any) error) error {
-				var t, id, domain string
-				if err := scan(&t, &id, &domain); err != nil {
-					return err
-				}
-				if _, ok := runs[t]; !ok {
-					runs[t] = telemetry.RunOfTrace{ID: cmp.Or(id, t), Domain: domain, Known: true}
-				}
-				return nil
-			})
+		err := eachRow(ctx, tx, `SELECT TraceId, COALESCE(RunId, ''), COALESCE(Domain, ''), ServiceName, RunErrored FROM `+TracesTable+
+			f.where()+spansNewest, f.args, func(scan func(...any) error) error {
+			var t, id, domain, svc string
+			var errored int64
+			if err := scan(&t, &id, &domain, &svc, &errored); err != nil {
+				return err
+			}
+			if _, ok := runs[t]; !ok {
+				runs[t] = telemetry.RunOfTrace{ID: cmp.Or(id, t), Domain: domain, Known: true, OK: errored == 0, Service: telemetry.ServiceOf(svc)}
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("read the runs of error records: %w", err)
 		}
 	}
-	// What LogOccurrence makes of each run (the domain of an unknown one, its id or none).
-	out := make(map[string]telemetry.Occurrence, len(traces))
-	for _, t := range traces {
-		out[t] = telemetry.LogOccurrence(conv, &telemetry.LogRow{TraceID: t}, runs[t])
+	return runs, nil
+}
+
+// withRuns sets each stored occurrence's handled flag and entry service from its run's root
+// (docs/semantics.md R8, R12).
+func withRuns(ctx context.Context, tx *sql.Tx, list []telemetry.Occurrence, asOf int64) error {
+	traces := make([]string, 0, len(list))
+	for i := range list {
+		traces = append(traces, list[i].TraceID)
+	}
+	slices.Sort(traces)
+	runs, err := traceRuns(ctx, tx, slices.Compact(traces), asOf)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		if r, ok := runs[list[i].TraceID]; ok {
+			list[i].Handled, list[i].EntryService = r.OK, r.Service
+		}
+	}
+	return nil
+}
+
+// serviceOrEntry restricts rows of table (with TraceId and ServiceName columns) to those of
+// service svc or of a trace whose root is of svc: the occurrences a service filter finds
+// (docs/semantics.md R12).
+func serviceOrEntry(f *filter, table, svc string) {
+	if svc == "" {
+		return
+	}
+	var own, root filter
+	own.service(table+".ServiceName", svc)
+	root.service("r.ServiceName", svc)
+	f.add("("+own.conds[0]+" OR EXISTS (SELECT 1 FROM "+TracesTable+" r WHERE r.TraceId = "+table+".TraceId AND r.IsRoot = 1 AND "+
+		root.conds[0]+"))", append(own.args, root.args...)...)
+}
+
+// groupRuns is, per stored group, how many of its occurrences are handled and its runs'
+// entry services.
+type groupRuns struct {
+	handled int64
+	entries []string
+}
+
+// storedGroupRuns reads the handled share and entry services of the stored occurrences of the
+// window (of domain, when set), per group (service, domain, fingerprint), off the roots of
+// their traces: one pass over the window's origins.
+func storedGroupRuns(ctx context.Context, tx *sql.Tx, w telemetry.Window, domain string) (map[[3]string]*groupRuns, error) {
+	out := map[[3]string]*groupRuns{}
+	args := []any{w.StartMs * 1e6, w.EndMs * 1e6}
+	cond := ""
+	if domain != "" {
+		cond, args = " AND o.OccDomain = ?", append(args, domain)
+	}
+	err := eachRow(ctx, tx, `SELECT o.ServiceName, COALESCE(o.OccDomain, ''), COALESCE(o.Fingerprint, ''), COALESCE(r.ServiceName, ''),
+		r.Seq IS NOT NULL, COALESCE(r.RunErrored, 1), COUNT(*) FROM `+TracesTable+` o INDEXED BY otel_traces_origins
+		LEFT JOIN `+TracesTable+` r ON r.Seq = (SELECT x.Seq FROM `+TracesTable+` x WHERE x.TraceId = o.TraceId AND x.IsRoot = 1
+			ORDER BY x.Timestamp DESC, x.SpanId DESC, x.Seq LIMIT 1)
+		WHERE o.IsOrigin = 1 AND o.Timestamp >= ? AND o.Timestamp < ?`+cond+` GROUP BY 1, 2, 3, 4, 5, 6`, args,
+		func(scan func(...any) error) error {
+			var svc, dom, fp, entry string
+			var known bool
+			var errored, n int64
+			if err := scan(&svc, &dom, &fp, &entry, &known, &errored, &n); err != nil {
+				return err
+			}
+			k := [3]string{telemetry.ServiceOf(svc), dom, fp}
+			g := out[k]
+			if g == nil {
+				g = &groupRuns{}
+				out[k] = g
+			}
+			if !known {
+				return nil
+			}
+			if errored == 0 {
+				g.handled += n
+			}
+			if e := telemetry.ServiceOf(entry); e != k[0] {
+				g.entries = append(g.entries, e)
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("read the runs of occurrences: %w", err)
 	}
 	return out, nil
 }
@@ -285,7 +386,9 @@ var groupPage = 16
 // GroupOccurrences' over every occurrence; done is false when the full path must answer.
 func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *conventions.Conventions, d dirty) (telemetry.ErrorReport, bool, error) {
 	var rep telemetry.ErrorReport
-	if len(d.traces) > 0 {
+	if len(d.traces) > 0 || q.Service != "" {
+		// A service filter also finds the occurrences of runs that entered there (R12): the
+		// full path reads them with their runs.
 		return rep, false, nil
 	}
 	if deferred, err := deferredInWindow(ctx, tx, q.Window); err != nil || len(deferred) > 0 {
@@ -386,6 +489,22 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 		g.count++
 		g.first, g.last = min(g.first, o.TimeNs), max(g.last, o.TimeNs)
 		g.lone = append(g.lone, o)
+		if o.Handled {
+			g.handled++
+		}
+		if o.EntryService != "" && o.EntryService != o.Service {
+			g.entries = append(g.entries, o.EntryService)
+		}
+	}
+	runs, err := storedGroupRuns(ctx, tx, q.Window, q.Domain)
+	if err != nil {
+		return rep, false, err
+	}
+	for k, r := range runs {
+		if g := groups[k]; g != nil {
+			g.handled += r.handled
+			g.entries = append(g.entries, r.entries...)
+		}
 	}
 	// newest orders the groups as GroupOccurrences meets them: by their newest occurrence.
 	type ranked struct {
@@ -408,6 +527,7 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 			newest = telemetry.Occurrence{TimeNs: g.last}
 		}
 		eg.Count, eg.FirstSeenMs = g.count, telemetry.NsToMs(g.first)
+		eg.Handled, eg.EntryServices = g.handled, telemetry.FirstEntryServices(g.entries)
 		rep.Events += g.count
 		out = append(out, ranked{eg, newest, fromLone})
 	}
@@ -430,6 +550,8 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 type groupTally struct {
 	service, domain, fingerprint string
 	count, first, last           int64
+	handled                      int64
+	entries                      []string
 	stored                       bool
 	lone                         []telemetry.Occurrence
 	settle                       bool // its sample, type and related ids are read

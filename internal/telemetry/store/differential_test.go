@@ -94,7 +94,7 @@ func (src sources) capabilitiesHandle(t *testing.T, conv *conventions.Convention
 	var errs [7]error
 	_, handled[0], errs[0] = b.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, conv)
 	_, handled[1], errs[1] = b.ListRuns(ctx, telemetry.RunsQuery{Window: w}, conv)
-	_, handled[2], errs[2] = b.AggregateErrors(ctx, telemetry.ErrorsQuery{Window: w}, conv)
+	_, handled[2], errs[2] = b.AggregateOccurrences(ctx, telemetry.ErrorsQuery{Window: w}, conv)
 	_, handled[3], errs[3] = b.FindLastJob(ctx, telemetry.JobQuery{Window: w}, conv)
 	_, handled[4], errs[4] = b.AggregatePerformance(ctx, telemetry.PerformanceQuery{Window: w, Service: "checkout"}, conv)
 	_, handled[5], errs[5] = b.AggregateDB(ctx, telemetry.DBQuery{Window: w}, conv)

@@ -409,9 +409,10 @@ func traceErrorLogs(ctx context.Context, stmt *sql.Stmt, t string) ([]telemetry.
 	return out, rows.Err()
 }
 
-// originsOf maps the occurrences of a trace onto its origin spans (index for index of spans):
-// each origin has one, duplicates of an origin in the order of spans. ok is false when they do
-// not map one to one.
+// originsOf maps the occurrences of a trace onto the spans that carry them (index for index of
+// spans): each occurrence sits on its representative origin span, the earliest origin of its cause
+// in its run (rule R7); an origin whose cause another origin of the run already carries holds none.
+// ok is false when an occurrence names no origin span of the trace.
 func originsOf(spans []telemetry.SpanRow, occ []telemetry.Occurrence) ([]*telemetry.Occurrence, bool) {
 	type originKey struct {
 		span string
@@ -431,7 +432,7 @@ func originsOf(spans []telemetry.SpanRow, occ []telemetry.Occurrence) ([]*teleme
 		key := originKey{spans[i].SpanID, spans[i].StartNs}
 		q := byOrigin[key]
 		if len(q) == 0 {
-			return nil, false
+			continue
 		}
 		out[i] = &occ[q[0]]
 		byOrigin[key] = q[1:]
