@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:677e0cfda6a6542e617e1647656a4988d259c00a2c68c12b9db40ae55d981d11"
+const SchemaDigest = "sha256:53b82beea846b6c48f5b236c2d4e7b4569233fe8b51681c989fd20211c9ebf1d"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

@@ -558,8 +558,11 @@ type GetAppStatusOutput struct {
 //
 // Ref: schemas/tools/get_app_status.output.json#/properties/counts
 type GetAppStatusOutputCounts struct {
-	// Error events.
+	// Error occurrences: one per cause per run.
 	Errors int64 `json:"errors"`
+
+	// Of errors, those in runs that succeeded.
+	HandledErrors int64 `json:"handledErrors"`
 
 	// Log records.
 	Logs int64 `json:"logs"`
@@ -824,7 +827,7 @@ type GetRecentErrorsInput struct {
 //
 // Ref: schemas/tools/get_recent_errors.output.json
 type GetRecentErrorsOutput struct {
-	// Error events.
+	// Error occurrences: one per cause per run.
 	Count int64 `json:"count"`
 
 	// Latest first.
@@ -841,11 +844,14 @@ type GetRecentErrorsOutput struct {
 //
 // Ref: schemas/tools/get_recent_errors.output.json#/properties/groups/items
 type GetRecentErrorsOutputGroup struct {
-	// Events.
+	// Occurrences.
 	Count int64 `json:"count"`
 
 	// Domain.
 	Domain string `json:"domain"`
+
+	// Where its runs entered, when not service.
+	EntryServices []string `json:"entryServices,omitzero"`
 
 	// Exception.
 	ExceptionType *string `json:"exceptionType,omitzero"`
@@ -855,6 +861,9 @@ type GetRecentErrorsOutputGroup struct {
 
 	// First, epoch ms.
 	FirstSeenUnixMs int64 `json:"firstSeenUnixMs"`
+
+	// Of count, in runs that succeeded.
+	Handled int64 `json:"handled"`
 
 	// Last, epoch ms.
 	LastSeenUnixMs int64 `json:"lastSeenUnixMs"`

@@ -47,7 +47,7 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 		return gen.GetAppStatusOutput{}, telemetryErr(err)
 	}
 	out.Status = gen.Status(telemetry.Verdict(st))
-	out.Counts = gen.GetAppStatusOutputCounts{Services: st.Services, Spans: st.Spans, Logs: st.Logs, Errors: st.Errors}
+	out.Counts = gen.GetAppStatusOutputCounts{Services: st.Services, Spans: st.Spans, Logs: st.Logs, Errors: st.Errors, HandledErrors: st.HandledErrors}
 	out.Scan = f.scanOut(st.Scan)
 	if in.Detail == gen.DetailSummary {
 		return out, nil
@@ -256,7 +256,7 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 			Service: g.Service, Domain: g.Domain, Count: g.Count,
 			FirstSeenUnixMs: g.FirstSeenMs, LastSeenUnixMs: g.LastSeenMs,
 			SampleMessage: g.SampleMessage, Fingerprint: g.Fingerprint, ExceptionType: optStr(g.ExceptionType),
-			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: g.TraceIDs,
+			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: g.TraceIDs, Handled: g.Handled, EntryServices: g.EntryServices,
 			Location: optStr(locs[i]), Snippet: optStr(snippets[i]),
 		})
 	}

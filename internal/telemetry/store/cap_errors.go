@@ -341,7 +341,8 @@ func storedGroupRuns(ctx context.Context, tx *sql.Tx, w telemetry.Window, domain
 	}
 	err := eachRow(ctx, tx, `SELECT o.ServiceName, COALESCE(o.OccDomain, ''), COALESCE(o.Fingerprint, ''), COALESCE(r.ServiceName, ''),
 		r.Seq IS NOT NULL, COALESCE(r.RunErrored, 1), COUNT(*) FROM `+TracesTable+` o INDEXED BY otel_traces_origins
-		LEFT JOIN `+TracesTable+` r ON r.Seq = (SELECT x.Seq FROM `+TracesTable+` x WHERE x.TraceId = o.TraceId AND x.IsRoot = 1
+		LEFT JOIN `+TracesTable+` r ON r.Seq = (
+			SELECT x.Seq FROM `+TracesTable+` x INDEXED BY otel_traces_trace_roots WHERE x.TraceId = o.TraceId AND x.IsRoot = 1
 			ORDER BY x.Timestamp DESC, x.SpanId DESC, x.Seq LIMIT 1)
 		WHERE o.IsOrigin = 1 AND o.Timestamp >= ? AND o.Timestamp < ?`+cond+` GROUP BY 1, 2, 3, 4, 5, 6`, args,
 		func(scan func(...any) error) error {

@@ -83,8 +83,8 @@ func TestAFileWrittenWithSchemaVersion2IsMigratedAndRecomputed(t *testing.T) {
 	conv := mustPreset(t, "otel")
 	s := openTestStore(t, Options{Path: path, Retention: 10000 * time.Hour, Conventions: conv})
 	var version int
-	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion || SchemaVersion != 6 {
-		t.Fatalf("schema version %d (%v), want 6", version, err)
+	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion || SchemaVersion != 7 {
+		t.Fatalf("schema version %d (%v), want 7", version, err)
 	}
 	waitDerived(t, s, conv)
 	if st, err := s.Stats(ctx); err != nil || st.Recomputing || st.Spans == 0 {
@@ -203,7 +203,8 @@ func TestOtherConventionsAreDeclinedThenRecomputedInTheBackground(t *testing.T) 
 }
 
 // toSchema5 turns the store behind db back into schema version 5, as the build before
-// resources were stored once wrote it: every row holds its own resource and scope texts.
+// resources were stored once wrote it: every row holds its own resource and scope texts, and
+// no index finds a trace's root (schema version 7).
 func toSchema5(t *testing.T, db *sql.DB) {
 	t.Helper()
 	var stmts []string
@@ -213,7 +214,7 @@ func toSchema5(t *testing.T, db *sql.DB) {
 			WHERE ResourceScopeId IS NOT NULL`,
 			`ALTER TABLE `+table+` DROP COLUMN ResourceScopeId`)
 	}
-	stmts = append(stmts, `DROP TABLE `+ResourceScopesTable, `PRAGMA user_version = 5`)
+	stmts = append(stmts, `DROP INDEX otel_traces_trace_roots`, `DROP TABLE `+ResourceScopesTable, `PRAGMA user_version = 5`)
 	for _, q := range stmts {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
