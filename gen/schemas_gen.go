@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:53b82beea846b6c48f5b236c2d4e7b4569233fe8b51681c989fd20211c9ebf1d"
+const SchemaDigest = "sha256:e05cd5da2d36990c1db1bf98695f009c4de1e8bae56ccca2272a137e747838e2"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

@@ -550,7 +550,7 @@ type GetAppStatusOutput struct {
 	// Telemetry source.
 	Source GetAppStatusOutputSource `json:"source"`
 
-	// fail: errors; warn: no or stale data.
+	// fail: failed runs or unhandled errors; warn: no or stale data.
 	Status Status `json:"status"`
 }
 
