@@ -142,7 +142,9 @@ func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
 		}
 	}
 	if occ := TraceOccurrences(e.conv, b.Spans, errLogs); len(occ) > 0 {
-		run.ErrorMessage = occ[0].Message
+		// The cause that failed the run (R5) leads; else the first error.
+		i := max(0, slices.IndexFunc(occ, func(o Occurrence) bool { return o.Decisive }))
+		run.ErrorMessage = occ[i].Message
 	}
 	slices.SortStableFunc(b.Spans, func(x, y SpanRow) int {
 		return cmp.Or(cmp.Compare(x.StartNs, y.StartNs), cmp.Compare(x.SpanID, y.SpanID))

@@ -79,7 +79,8 @@ type RunSummary struct {
 // Run is one execution with its spans (start order) and correlated logs (oldest first).
 type Run struct {
 	RunSummary
-	// ErrorMessage is the first error's message (by start time), empty when nothing failed.
+	// ErrorMessage is the message of the cause that failed the run (R5), else of its first
+	// error (by start time); empty when nothing failed.
 	ErrorMessage string
 	Spans        []Span
 	Logs         []LogRecord

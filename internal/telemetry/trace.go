@@ -93,6 +93,10 @@ type Occurrence struct {
 	Message       string
 	ExceptionType string
 	Fingerprint   string
+	// Decisive marks the occurrence that failed its run (R5): of the causes whose chain of
+	// error spans reaches the run's root, the one whose origin ended last (an error the run
+	// went on after, such as a retried call, did not decide it). At most one per failed run.
+	Decisive bool
 	// Handled is true when the run's own verdict is ok: the error did not reach the run's entry
 	// span (docs/semantics.md R8). False when the run is not known.
 	Handled bool
@@ -311,6 +315,11 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 		recordedNs int64
 		merged     bool
 		generic    bool
+		// into is the cause that stands for this one once merged.
+		into int
+		// reaches is whether its chain of error spans reaches the trace's root.
+		reaches bool
+		endNs   int64
 	}
 	// said counts the records of the trace that carry each text: a text the app repeats
 	// elsewhere (its logger, a handler's exception) is its own; an instrumentation's template is
@@ -331,6 +340,7 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 			}
 		}
 	}
+	retries := newRetryIndex(spans)
 	causes := make([]cause, 0, len(origins))
 	for k, o := range origins {
 		org := &spans[o]
@@ -371,18 +381,30 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 			}
 			excType = cmp.Or(excType, t)
 		}
-		for _, li := range folds[k].logs {
-			if msg == "" {
-				if m := strings.TrimSpace(logs[li].Body); m != "" {
-					msg, spec, recorded = m, SpecEvent, logs[li].TimeNs
-				}
-			}
-		}
+		// Else what was said nearest the failure: the logs written in a span of the chain and
+		// that span's error events, the origin first, then the logs written elsewhere (a
+		// caller's "request failed" never hides what the failing span said).
 		if msg == "" {
+			inMember := make(map[string]bool, len(members))
 			for _, i := range members {
+				inMember[spans[i].SpanID] = true
+			}
+		chain:
+			for _, i := range members {
+				for _, li := range folds[k].logs {
+					if m := strings.TrimSpace(logs[li].Body); m != "" && logs[li].SpanID == spans[i].SpanID {
+						msg, spec, recorded = m, SpecEvent, logs[li].TimeNs
+						break chain
+					}
+				}
 				if m := errorEventMessage(spans[i].Events); m != "" {
 					msg, spec, recorded = m, SpecEvent, spans[i].EndNs()
 					break
+				}
+			}
+			for _, li := range folds[k].logs {
+				if m := strings.TrimSpace(logs[li].Body); msg == "" && m != "" && !inMember[logs[li].SpanID] {
+					msg, spec, recorded = m, SpecEvent, logs[li].TimeNs
 				}
 			}
 		}
@@ -401,9 +423,14 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 		if msg == "" {
 			msg = cmp.Or(org.Name, "span") + " failed"
 		}
-		// Generic (R9): nothing but an instrumented call's status text, or no text at all.
-		generic := spec == SpecNone || (spec == SpecStatus && org.Kind == KindClient)
-		c := cause{spec: spec, generic: generic, recordedNs: recorded, occ: Occurrence{
+		// Generic (R9): nothing but an instrumented call's status text, or no text at all —
+		// unless the call was retried and the retry succeeded: then it failed on its own.
+		generic := (spec == SpecNone || (spec == SpecStatus && org.Kind == KindClient)) && !retries.retried(org)
+		reaches := org.IsRoot()
+		for _, a := range folds[k].anc {
+			reaches = reaches || spans[a].IsRoot()
+		}
+		c := cause{spec: spec, generic: generic, recordedNs: recorded, into: k, reaches: reaches, endNs: org.EndNs(), occ: Occurrence{
 			TimeNs: org.StartNs, Service: ServiceOf(org.Service), Domain: run.Domain,
 			TraceID: org.TraceID, OriginSpanID: org.SpanID, Message: msg, ExceptionType: excType,
 			Fingerprint: conventions.Fingerprint(excType, msg),
@@ -419,7 +446,7 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 	for k := range causes {
 		key := [2]string{causes[k].occ.Service, causes[k].occ.Fingerprint}
 		if first, ok := seen[key]; ok {
-			causes[k].merged = true
+			causes[k].merged, causes[k].into = true, first
 			causes[first].spec = max(causes[first].spec, causes[k].spec)
 			continue
 		}
@@ -436,9 +463,24 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 		for j := range causes {
 			c := &causes[j]
 			if j != k && !c.merged && c.spec >= SpecEvent && c.occ.Service == g.occ.Service && c.recordedNs >= g.occ.TimeNs {
-				g.merged = true
+				g.merged, g.into = true, j
 				break
 			}
+		}
+	}
+	// The decisive cause of a failed run (R5, R7).
+	if run.Known && !run.OK {
+		d := -1
+		for k := range causes {
+			if c := &causes[k]; c.reaches && (d < 0 || c.endNs > causes[d].endNs) {
+				d = k
+			}
+		}
+		for steps := 0; d >= 0 && causes[d].merged && steps < len(causes); steps++ {
+			d = causes[d].into
+		}
+		if d >= 0 {
+			causes[d].occ.Decisive = true
 		}
 	}
 	out := make([]Occurrence, 0, len(causes))
@@ -448,6 +490,28 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 		}
 	}
 	return out
+}
+
+// retryIndex knows, per parent and span name, the latest start of a span that succeeded: a
+// failed call with a later successful sibling of its name was retried (R9).
+type retryIndex map[[2]string]int64
+
+func newRetryIndex(spans []SpanRow) retryIndex {
+	idx := retryIndex{}
+	for i := range spans {
+		if s := &spans[i]; !s.IsError() {
+			k := [2]string{s.ParentSpanID, s.Name}
+			if last, ok := idx[k]; !ok || s.StartNs > last {
+				idx[k] = s.StartNs
+			}
+		}
+	}
+	return idx
+}
+
+func (idx retryIndex) retried(s *SpanRow) bool {
+	last, ok := idx[[2]string{s.ParentSpanID, s.Name}]
+	return ok && last >= s.EndNs()
 }
 
 // LogOccurrence is the occurrence of an error log outside any failing trace; run is the run
