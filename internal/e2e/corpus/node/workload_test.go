@@ -86,7 +86,8 @@ func driveShop(t *testing.T, app *nodeApp, root string) *Truth {
 	inventory := &Cause{Key: "inventory", Message: "insufficient inventory to reserve", Domain: "http",
 		Throw: throwSite(t, root, "shop-express/app.js", "throw new InventoryError(")}
 	missing := &Cause{Key: "missing table", Message: `relation "missing_table" does not exist`, Domain: "http",
-		Generic: "PostgreSQL error of type"}
+		Generic: "PostgreSQL error of type",
+		Throw:   throwSite(t, root, "shop-express/app.js", "FROM missing_table")}
 	reindex := &Cause{Key: "reindex job", Message: "reindex failed: product row has no name", Domain: "job",
 		Throw: throwSite(t, root, "shop-express/app.js", "throw new Error('reindex failed")}
 	tr := &Truth{Service: serviceShop, Causes: []*Cause{declined, inventory, missing, reindex},
