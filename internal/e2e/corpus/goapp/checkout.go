@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/extra/redisotel/v9"
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/metric/noop"
@@ -49,8 +50,14 @@ func newCheckout(p *process, redisAddr, legacyURL, inventoryURL string, l *ledge
 		// The app retries itself, each try a command of its own.
 		MaxRetries: -1,
 		PoolSize:   32,
+		// Redis 7.0 knows neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS; asking would
+		// add a failed handshake to requests that dial.
+		DisableIdentity:          true,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 	})
-	if err := redisotel.InstrumentTracing(cache, redisotel.WithTracerProvider(p.tp)); err != nil {
+	// The pool redials each connection a timed-out read left broken, from a context of its
+	// own: without the dial filter every redial would be a one-span trace.
+	if err := redisotel.InstrumentTracing(cache, redisotel.WithTracerProvider(p.tp), redisotel.WithDialFilter(true)); err != nil {
 		_ = cache.Close()
 		return nil, fmt.Errorf("instrument the cache client: %w", err)
 	}

@@ -77,9 +77,11 @@ type Statement struct {
 	System   string
 	Text     string
 	Services []string
-	Count    int
-	Errors   int
-	Total    time.Duration
+	// ByService is how many times each service ran it.
+	ByService map[string]int
+	Count     int
+	Errors    int
+	Total     time.Duration
 }
 
 // Truth is the workload's own record.
@@ -300,7 +302,7 @@ func (l *ledger) statement(service, system, text string, d time.Duration, err er
 	k := StatementKey(system, text)
 	s := l.statements[k]
 	if s == nil {
-		s = &Statement{System: system, Text: text}
+		s = &Statement{System: system, Text: text, ByService: map[string]int{}}
 		l.statements[k] = s
 	}
 	if !slices.Contains(s.Services, service) {
@@ -308,6 +310,7 @@ func (l *ledger) statement(service, system, text string, d time.Duration, err er
 		sort.Strings(s.Services)
 	}
 	s.Count++
+	s.ByService[service]++
 	s.Total += d
 	if err != nil {
 		s.Errors++
