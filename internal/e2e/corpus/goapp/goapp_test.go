@@ -314,12 +314,23 @@ func checkRecentErrors(t *testing.T, tl tools, tr *goapp.Truth, service string) 
 		if g.Service != goapp.Origins[c] {
 			t.Errorf("%s: group service = %q, truth: it started in %s", c, g.Service, goapp.Origins[c])
 		}
-		if g.Count != len(runs) {
-			t.Errorf("%s: group count = %d, truth: %d runs affected", c, g.Count, len(runs))
-		}
 		affected := map[string]bool{}
 		for _, r := range runs {
 			affected[r.TraceID] = true
+		}
+		if g.Count != len(runs) {
+			t.Errorf("%s: group count = %d, truth: %d runs affected", c, g.Count, len(runs))
+			// Show what was sent for a run the group does not name, where one is known.
+			for _, r := range runs {
+				if !slices.Contains(g.RelatedRunIDs, r.TraceID) && !slices.Contains(g.RelatedTraceIDs, r.TraceID) {
+					var d runDetail
+					tl.call(t, "get_run", map[string]any{"id": r.TraceID, "maxSpans": 200, "maxDepth": 32}, &d)
+					if d.ErrorMessage == nil || !strings.Contains(strings.ToLower(*d.ErrorMessage), phrase) {
+						t.Logf("run %s (%s), get_run errorMessage %s; sent:\n%s", r.TraceID, c, show(d.ErrorMessage), tr.Digest(r.TraceID))
+						break
+					}
+				}
+			}
 		}
 		for _, id := range append(slices.Clone(g.RelatedRunIDs), g.RelatedTraceIDs...) {
 			if !affected[id] {

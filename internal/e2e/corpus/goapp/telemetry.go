@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/contrib/bridges/otelslog"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
@@ -109,11 +110,13 @@ type tally struct {
 	logs          map[string]int
 	logsPerTrace  map[trace.TraceID]int
 	digests       map[trace.TraceID][]SpanDigest
+	logDigests    map[trace.TraceID][]string
 }
 
 func newTally() *tally {
 	return &tally{spans: map[string]int{}, spansPerTrace: map[trace.TraceID]int{}, logs: map[string]int{},
-		logsPerTrace: map[trace.TraceID]int{}, digests: map[trace.TraceID][]SpanDigest{}}
+		logsPerTrace: map[trace.TraceID]int{}, digests: map[trace.TraceID][]SpanDigest{},
+		logDigests: map[trace.TraceID][]string{}}
 }
 
 // SpanDigest is what the SDK emitted for one span, for diagnosis.
@@ -181,6 +184,13 @@ func (c logCounter) OnEmit(_ context.Context, r *sdklog.Record) error {
 	c.tally.logs[c.service]++
 	if r.TraceID().IsValid() {
 		c.tally.logsPerTrace[r.TraceID()]++
+		attrs := map[string]string{}
+		r.WalkAttributes(func(kv attribute.KeyValue) bool {
+			attrs[string(kv.Key)] = kv.Value.Emit()
+			return true
+		})
+		c.tally.logDigests[r.TraceID()] = append(c.tally.logDigests[r.TraceID()],
+			fmt.Sprintf("%s log %s %q span=%s %v", c.service, r.Severity(), r.Body().Emit(), r.SpanID(), attrs))
 	}
 	return nil
 }

@@ -95,6 +95,7 @@ type Truth struct {
 	// LockWaitNotices and RetryNotices count legacy's span-event notices.
 	LockWaitNotices, RetryNotices int
 	digests                       map[string][]SpanDigest
+	logDigests                    map[string][]string
 }
 
 // StatementKey is the key of a statement in Truth.Statements.
@@ -202,6 +203,9 @@ func (t *Truth) Services() []string { return slices.Sorted(maps.Keys(t.Spans)) }
 func (t *Truth) Digest(traceID string) string {
 	var b []byte
 	for _, d := range t.digests[traceID] {
+		b = fmt.Appendf(b, "    %s\n", d)
+	}
+	for _, d := range t.logDigests[traceID] {
 		b = fmt.Appendf(b, "    %s\n", d)
 	}
 	return string(b)
@@ -340,7 +344,7 @@ func (l *ledger) finish(t *tally) *Truth {
 	defer t.mu.Unlock()
 	tr := &Truth{Statements: l.statements, Spans: maps.Clone(t.spans), Logs: maps.Clone(t.logs),
 		SpansPerTrace: map[string]int{}, LogsPerTrace: map[string]int{}, digests: map[string][]SpanDigest{},
-		LockWaitNotices: l.lockWaits, RetryNotices: l.retries}
+		logDigests: map[string][]string{}, LockWaitNotices: l.lockWaits, RetryNotices: l.retries}
 	for id, n := range t.spansPerTrace {
 		tr.SpansPerTrace[id.String()] = n
 	}
@@ -349,6 +353,9 @@ func (l *ledger) finish(t *tally) *Truth {
 	}
 	for id, d := range t.digests {
 		tr.digests[id.String()] = d
+	}
+	for id, d := range t.logDigests {
+		tr.logDigests[id.String()] = d
 	}
 	for _, r := range l.requests {
 		for _, c := range []Cause{CauseAddressInvalid, CauseQtyLimit, CauseCacheTimeout} {
