@@ -154,12 +154,12 @@ func (c spanCounter) OnEnd(s sdktrace.ReadOnlySpan) {
 		d.ParentSpanID = s.Parent().SpanID().String()
 	}
 	for _, a := range s.Attributes() {
-		d.Attributes[string(a.Key)] = a.Value.Emit()
+		d.Attributes[string(a.Key)] = a.Value.String()
 	}
 	for _, e := range s.Events() {
 		attrs := map[string]string{}
 		for _, a := range e.Attributes {
-			attrs[string(a.Key)] = a.Value.Emit()
+			attrs[string(a.Key)] = a.Value.String()
 		}
 		d.Events = append(d.Events, fmt.Sprintf("%q %v", e.Name, attrs))
 	}
@@ -186,11 +186,11 @@ func (c logCounter) OnEmit(_ context.Context, r *sdklog.Record) error {
 		c.tally.logsPerTrace[r.TraceID()]++
 		attrs := map[string]string{}
 		r.WalkAttributes(func(kv attribute.KeyValue) bool {
-			attrs[string(kv.Key)] = kv.Value.Emit()
+			attrs[string(kv.Key)] = kv.Value.String()
 			return true
 		})
 		c.tally.logDigests[r.TraceID()] = append(c.tally.logDigests[r.TraceID()],
-			fmt.Sprintf("%s log %s %q span=%s %v", c.service, r.Severity(), r.Body().Emit(), r.SpanID(), attrs))
+			fmt.Sprintf("%s log %s %q span=%s %v", c.service, r.Severity(), r.Body().String(), r.SpanID(), attrs))
 	}
 	return nil
 }
