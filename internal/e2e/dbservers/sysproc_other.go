@@ -1,0 +1,8 @@
+//go:build !linux
+
+package dbservers
+
+import "syscall"
+
+// sysProcAttr: off Linux the servers run as the current user; mariadbd refuses root itself.
+func sysProcAttr(*runAs, bool) *syscall.SysProcAttr { return nil }
