@@ -137,12 +137,12 @@ func (l *lazySource) Instrumentation(ctx context.Context, q telemetry.Instrument
 	return s.Instrumentation(ctx, q)
 }
 
-func (l *lazySource) Spans(ctx context.Context, refs []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
+func (l *lazySource) SampleSpans(ctx context.Context, refs []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
 	s, err := l.get(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.Spans(ctx, refs)
+	return s.SampleSpans(ctx, refs)
 }
 
 func (l *lazySource) Invocation(ctx context.Context, q telemetry.InvocationQuery) (telemetry.InvocationReport, error) {
@@ -198,7 +198,7 @@ func (u unsupportedSource) Fingerprint(context.Context) (telemetry.Snapshot, err
 	return telemetry.Snapshot{}, u.err()
 }
 func (u unsupportedSource) Describe(context.Context) telemetry.SourceInfo { return u.info }
-func (u unsupportedSource) Spans(context.Context, []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
+func (u unsupportedSource) SampleSpans(context.Context, []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
 	return nil, u.err()
 }
 func (u unsupportedSource) Invocation(context.Context, telemetry.InvocationQuery) (telemetry.InvocationReport, error) {

@@ -41,7 +41,7 @@ func (f *Flows) locateGroups(ctx context.Context, src telemetry.Source, groups [
 	if len(refs) == 0 {
 		return locs, snippets
 	}
-	spans, err := src.Spans(ctx, refs)
+	spans, err := src.SampleSpans(ctx, refs)
 	if err != nil { // locations are a help, not the answer: leave them out
 		return locs, snippets
 	}

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"cmp"
 	"context"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
 	"slices"
 )
 
@@ -202,26 +203,43 @@ func FirstEntryServices(list []string) []string {
 // SpanRef names one span.
 type SpanRef struct{ TraceID, SpanID string }
 
-// Spans implements Source: the spans named, as recorded (attributes and events), at most one
-// per reference; a span that is not stored is left out.
-func (e *Engine) Spans(ctx context.Context, refs []SpanRef) ([]SpanRow, error) {
+// SampleSpans implements Source: the spans named, as recorded (attributes and events), at
+// most one per reference; a span that is not stored is left out. A span whose own events hold
+// no exception stack carries, as an exception event of its own, the stack its cause was
+// recorded with elsewhere in its trace (CauseStack), so its location can be read off it.
+func (e *Engine) SampleSpans(ctx context.Context, refs []SpanRef) ([]SpanRow, error) {
 	want := make(map[SpanRef]bool, len(refs))
 	traces := make([]string, 0, len(refs))
 	for _, r := range refs {
 		want[r] = true
 		traces = append(traces, r.TraceID)
 	}
-	byTrace, _, _, err := e.traceSpans(ctx, sortedUnique(traces), false, 0, FieldAttributes|FieldEvents)
+	traces = sortedUnique(traces)
+	byTrace, _, _, err := e.traceSpans(ctx, traces, false, 0, FieldAttributes|FieldEvents)
+	if err != nil {
+		return nil, err
+	}
+	logs, _, err := e.traceLogs(ctx, traces, 0)
 	if err != nil {
 		return nil, err
 	}
 	var out []SpanRow
-	for _, t := range sortedUnique(traces) {
-		for _, s := range byTrace[t] {
-			if k := (SpanRef{s.TraceID, s.SpanID}); want[k] {
-				out = append(out, s)
-				delete(want, k)
+	for _, t := range traces {
+		spans := byTrace[t]
+		for i := range spans {
+			k := SpanRef{spans[i].TraceID, spans[i].SpanID}
+			if !want[k] {
+				continue
 			}
+			s := spans[i]
+			if stackOf(s.Events) == "" {
+				if st := CauseStack(spans, logs[t], i); st != "" {
+					s.Events = append(slices.Clip(s.Events), SpanEvent{TimeNs: s.EndNs(), Name: "exception",
+						Attributes: conventions.Attributes{"exception.stacktrace": st}})
+				}
+			}
+			out = append(out, s)
+			delete(want, k)
 		}
 	}
 	return out, nil

@@ -41,9 +41,10 @@ type Source interface {
 	Fingerprint(ctx context.Context) (Snapshot, error)
 	// Describe says what the source is and whether it answers.
 	Describe(ctx context.Context) SourceInfo
-	// Spans returns the spans named, as recorded (attributes and events); a span that is not
-	// stored is left out.
-	Spans(ctx context.Context, refs []SpanRef) ([]SpanRow, error)
+	// SampleSpans returns the spans named, as recorded (attributes and events), each carrying
+	// the stack its cause was recorded with when that stack is elsewhere in its trace
+	// (CauseStack); a span that is not stored is left out.
+	SampleSpans(ctx context.Context, refs []SpanRef) ([]SpanRow, error)
 	// Invocation reports what the processes of one execute_command run sent.
 	Invocation(ctx context.Context, q InvocationQuery) (InvocationReport, error)
 	// Instrumentation samples what the app's instrumentation sends, for the doctor.

@@ -492,6 +492,75 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 	return out
 }
 
+// stackOf is the first exception stack among a span's events, "" when none.
+func stackOf(events []SpanEvent) string {
+	for _, e := range events {
+		if e.Name == "exception" && e.Attributes["exception.stacktrace"] != "" {
+			return e.Attributes["exception.stacktrace"]
+		}
+	}
+	return ""
+}
+
+// CauseStack is the stack a cause was recorded with when its origin span (spans[origin])
+// holds none, for its location (R9): the nearest span above it with an exception stack, else
+// the first span below it that recorded one (frameworks record a thrown exception on a span
+// whose status stays unset), else an error log of those spans that wrote one, else any error
+// log of the trace that did. "" when nothing did.
+func CauseStack(spans []SpanRow, logs []LogRow, origin int) string {
+	if st := stackOf(spans[origin].Events); st != "" {
+		return st
+	}
+	byID := make(map[string]int, len(spans))
+	children := make(map[string][]int, len(spans))
+	for i := range spans {
+		if _, dup := byID[spans[i].SpanID]; !dup {
+			byID[spans[i].SpanID] = i
+		}
+		if p := spans[i].ParentSpanID; p != "" && p != spans[i].SpanID {
+			children[p] = append(children[p], i)
+		}
+	}
+	related := map[string]bool{spans[origin].SpanID: true}
+	for cur, steps := origin, 0; steps < len(spans); steps++ {
+		p, ok := byID[spans[cur].ParentSpanID]
+		if !ok || p == cur || related[spans[p].SpanID] {
+			break
+		}
+		related[spans[p].SpanID] = true
+		if st := stackOf(spans[p].Events); st != "" {
+			return st
+		}
+		cur = p
+	}
+	below := ""
+	queue := slices.Clone(children[spans[origin].SpanID])
+	for len(queue) > 0 && len(related) <= len(spans) {
+		i := queue[0]
+		queue = queue[1:]
+		if related[spans[i].SpanID] {
+			continue
+		}
+		related[spans[i].SpanID] = true
+		if below == "" {
+			below = stackOf(spans[i].Events)
+		}
+		queue = append(queue, children[spans[i].SpanID]...)
+	}
+	if below != "" {
+		return below
+	}
+	anyLog := ""
+	for i := range logs {
+		st := logs[i].Attributes["exception.stacktrace"]
+		if st != "" && related[logs[i].SpanID] {
+			return st
+		}
+		anyLog = cmp.Or(anyLog, st)
+	}
+	return anyLog
+}
+
 // retryIndex knows, per parent and span name, the latest start of a span that succeeded: a
 // failed call with a later successful sibling of its name was retried (R9).
 type retryIndex map[[2]string]int64
