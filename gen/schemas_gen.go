@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:e05cd5da2d36990c1db1bf98695f009c4de1e8bae56ccca2272a137e747838e2"
+const SchemaDigest = "sha256:f82205b278ff9baf8bc61264a1a3fd1f16a28ded1c54b4a009b6f2e3d5df0674"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

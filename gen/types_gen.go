@@ -1169,8 +1169,11 @@ type ListRunsInput struct {
 //
 // Ref: schemas/tools/list_runs.output.json
 type ListRunsOutput struct {
-	// Runs returned.
+	// Runs returned; with detail summary, runs matching.
 	Count int64 `json:"count"`
+
+	// Next step.
+	Hint *string `json:"hint,omitzero"`
 
 	// Paging.
 	Page Page `json:"page"`

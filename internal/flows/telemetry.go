@@ -97,8 +97,14 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 		return gen.ListRunsOutput{}, telemetryErr(err)
 	}
 	out := gen.ListRunsOutput{Scan: f.scanOut(page.Scan)}
+	if len(page.EnteredAt) > 0 {
+		out.Hint = ptr(fmt.Sprintf("no run entered at service %q in the window: a run belongs to the service where it entered, "+
+			"and the runs holding its spans entered at %s; call list_runs with service=%q", deref(in.Service),
+			strings.Join(page.EnteredAt, ", "), page.EnteredAt[0]))
+	}
 	if in.Detail == gen.DetailSummary {
 		out.Page = gen.Page{Returned: 0, Total: ptr(int64(page.Total)), Truncated: page.Total > 0}
+		out.Count = int64(page.Total)
 		return out, nil
 	}
 	for _, r := range page.Runs {

@@ -42,9 +42,46 @@ func SortRuns(runs []RunSummary) {
 }
 
 // Runs implements Source: one page of the window's runs, filtered by domain and normalized
-// status before paging.
+// status before paging. A service filter that finds no run says where the runs holding the
+// service's spans entered (docs/semantics.md R12).
 func (e *Engine) Runs(ctx context.Context, q RunsQuery) (RunPage, error) {
 	q = q.withDefaults()
+	p, err := e.runs(ctx, q)
+	if err != nil || q.Service == "" || p.Total > 0 {
+		return p, err
+	}
+	p.EnteredAt, err = e.enteredAt(ctx, q)
+	return p, err
+}
+
+// enteredAtSample bounds the spans of a service read to find where their runs entered.
+const enteredAtSample = 1000
+
+// enteredAt lists, by name and at most MaxRelated, the services other than q.Service where
+// the runs holding q.Service's spans of the window entered.
+func (e *Engine) enteredAt(ctx context.Context, q RunsQuery) ([]string, error) {
+	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, AsOf: q.AsOf, Invocation: q.Invocation, Limit: enteredAtSample})
+	if err != nil {
+		return nil, err
+	}
+	traces := make([]string, 0, len(b.Spans))
+	for _, s := range b.Spans {
+		traces = append(traces, s.TraceID)
+	}
+	roots, err := e.traceRoots(ctx, sortedUnique(traces), q.AsOf)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range roots {
+		if r.Service != q.Service {
+			out = append(out, r.Service)
+		}
+	}
+	return FirstEntryServices(out), nil
+}
+
+func (e *Engine) runs(ctx context.Context, q RunsQuery) (RunPage, error) {
 	if c, ok := capability[RunLister](e, q.Invocation); ok {
 		p, handled, err := c.ListRuns(ctx, q, e.conv)
 		if err != nil || handled {

@@ -53,7 +53,10 @@ type RunPage struct {
 	Runs []RunSummary
 	// Total counts every run matching the filters in the window.
 	Total int
-	Scan  Scan
+	// EnteredAt, when a service filter found no run, names the services where the runs that
+	// hold the service's spans entered (R12).
+	EnteredAt []string
+	Scan      Scan
 }
 
 // RunSummary is one row of list_runs.

@@ -39,7 +39,9 @@ func exception(typ, msg, stack string) spanOpt {
 }
 
 func event(name string, attrs conventions.Attributes) spanOpt {
-	return func(s *SpanRow) { s.Events = append(s.Events, SpanEvent{TimeNs: s.StartNs, Name: name, Attributes: attrs}) }
+	return func(s *SpanRow) {
+		s.Events = append(s.Events, SpanEvent{TimeNs: s.StartNs, Name: name, Attributes: attrs})
+	}
 }
 
 func errLog(span, body string, attrs conventions.Attributes) LogRow {

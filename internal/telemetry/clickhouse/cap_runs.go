@@ -288,7 +288,8 @@ func (b *Backend) newestRuns(ctx context.Context, q telemetry.RunsQuery, conv *c
 }
 
 // AggregateStatus implements telemetry.StatusAggregator: spans and records per service, and
-// runs per domain, counted by ClickHouse; error occurrences as AggregateErrors reads them.
+// runs per domain, counted by ClickHouse. The error occurrences are the engine's (it fills
+// them in from Errors: docs/semantics.md R7–R12).
 func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, bool, error) {
 	if err := b.ready(ctx); err != nil {
 		return telemetry.Status{}, false, err
@@ -304,15 +305,14 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		a.LastSeenMs = max(a.LastSeenMs, ms)
 		return a
 	}
-	// Three independent parts, at once: spans and records per service (one query over both
-	// tables), the error occurrences, and runs per domain; first the tables' extents, which
-	// say what the last two may leave unread, and the time the last two read (below).
+	// Two independent parts, at once: spans and records per service (one query over both
+	// tables) and runs per domain; first the tables' extents, which say what the last may
+	// leave unread, and the time it reads (below).
 	at, err := b.extents(ctx)
 	if err != nil {
 		return telemetry.Status{}, false, err
 	}
-	var occ map[string]*serviceErrors
-	var occLimited, countsLimited, domainsLimited bool
+	var countsLimited, domainsLimited bool
 	var domains []telemetry.DomainActivity
 	counts := &sqlText{}
 	counts.w("SELECT isSpans, ServiceName, toInt64(count()), toInt64(max(intDiv(toUnixTimestamp64Nano(Timestamp), 1000000))) FROM (")
@@ -333,10 +333,8 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		n, newest int64
 	}
 	var rows []svcCount
-	// The time the window's runs' traces span (where their error spans are counted) and the
-	// time its failing traces span (where the origin query reads them), from one read of the
-	// lookup table.
-	f, errWithin, err := b.failingOf(ctx, q.Window, q.Service, at, b.rootsOf(q.Window, q.Service))
+	// The time the window's runs' traces span (where their error spans are counted).
+	errWithin, err := b.rootsSpan(ctx, q.Window, q.Service, at)
 	if err != nil {
 		return telemetry.Status{}, false, err
 	}
@@ -352,10 +350,6 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 			rows = append(rows, c)
 			return nil
 		})
-		return err
-	}, func() error {
-		var err error
-		occ, occLimited, err = b.occurrenceCounts(ctx, conv, q.Window, q.Service, f)
 		return err
 	}, func() error {
 		// First without dropping copies of roots (a single-threaded LIMIT BY over every root of
@@ -402,7 +396,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 	if err != nil {
 		return telemetry.Status{}, false, err
 	}
-	st.Scan.Limited = countsLimited || occLimited || domainsLimited
+	st.Scan.Limited = countsLimited || domainsLimited
 	for _, c := range rows {
 		a := touch(telemetry.ServiceOf(c.svc), c.newest)
 		if c.spans {
@@ -413,13 +407,6 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 			st.Logs += c.n
 		}
 		st.Scan.Scanned += c.n
-	}
-	for svc, c := range occ {
-		if q.Service != "" && svc != q.Service {
-			continue
-		}
-		st.Errors += c.n
-		touch(svc, telemetry.NsToMs(c.newestNs)).Errors += c.n
 	}
 	st.Services = int64(len(per))
 	for _, a := range per {

@@ -20,8 +20,7 @@ import (
 // cache, which remembers per part the granules where a filter matched nothing, answers a
 // filter of the form "StatusCode = 'Error' AND TraceId GLOBAL IN (…)" wrongly after the same
 // filter ran over an empty set; the adapter's queries nest that filter in others, and this
-// sequence, among many granules, holds them to the right answers — with the records' traces
-// asked about by id, and (from the third call) in one statement.
+// sequence, among many granules, holds them to the right answers.
 func TestAnAnswerDoesNotDependOnTheQueriesBeforeIt(t *testing.T) {
 	e := engine(t)
 	addr := front(t, e, nil)
@@ -62,9 +61,6 @@ func TestAnAnswerDoesNotDependOnTheQueriesBeforeIt(t *testing.T) {
 		return st
 	}
 	for i := range 4 {
-		if i == 2 { // the same, with the records' traces asked about in one statement
-			clickhouse.SetLoneTracesMax(t, 0)
-		}
 		// Five minutes: no error record, no occurrence.
 		if st := status(5 * time.Minute); st.Errors != 0 {
 			t.Errorf("call %d: the last five minutes have %d error occurrences, want none", i, st.Errors)

@@ -14,19 +14,3 @@ func SetNarrowMinSpans(t testing.TB, n uint64) {
 
 // NearestRank is nearestRank: ClickHouse's exact nearest-rank percentiles of column at ps.
 func NearestRank(column string, ps ...float64) string { return nearestRank(column, ps...) }
-
-// SetLoneTracesMax sets loneTracesMax for the test's lifetime.
-func SetLoneTracesMax(t testing.TB, n int) {
-	t.Helper()
-	saved := loneTracesMax
-	loneTracesMax = n
-	t.Cleanup(func() { loneTracesMax = saved })
-}
-
-// SetAskByIDMax sets askByIDMax for the test's lifetime.
-func SetAskByIDMax(t testing.TB, n int) {
-	t.Helper()
-	saved := askByIDMax
-	askByIDMax = n
-	t.Cleanup(func() { askByIDMax = saved })
-}

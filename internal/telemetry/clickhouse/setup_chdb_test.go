@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,26 +53,6 @@ func countingFront(t testing.TB, e *chfront.Engine) (string, *atomic.Int64) {
 	t.Helper()
 	var sent atomic.Int64
 	return front(t, e, &chfront.Front{Timed: func(string, time.Duration, time.Duration) { sent.Add(1) }}), &sent
-}
-
-// recordingFront serves the HTTP interface over e for the test's lifetime and records the
-// statements it runs; take returns those recorded since the last take.
-func recordingFront(t testing.TB, e *chfront.Engine) (addr string, take func() []string) {
-	t.Helper()
-	var mu sync.Mutex
-	var sent []string
-	addr = front(t, e, &chfront.Front{Queries: func(sql string) {
-		mu.Lock()
-		sent = append(sent, sql)
-		mu.Unlock()
-	}})
-	return addr, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		s := sent
-		sent = nil
-		return s
-	}
 }
 
 // front serves the HTTP interface over e for the test's lifetime.

@@ -2,12 +2,25 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
 	"github.com/runlens/runlens/internal/telemetry/memory"
 )
+
+// letters names n in letters (a fingerprint reads digits as a variable part).
+func letters(n int) string {
+	b := []byte{byte('a' + n%26)}
+	for n /= 26; n > 0; n /= 26 {
+		b = append(b, byte('a'+n%26))
+	}
+	return string(b)
+}
 
 // Data that real instrumentation sends by mistake gives sensible answers: no crash, no wrong
 // count.
@@ -15,13 +28,66 @@ func TestBadInputGivesSensibleAnswers(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	at := func(ago time.Duration) int64 { return now.Add(-ago).UnixNano() }
 	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
+	// manyErrors is one request whose handler fails n times with each of causes texts.
+	manyErrors := func(trace string, n, causes int) []telemetry.SpanRow {
+		out := []telemetry.SpanRow{{TraceID: trace, SpanID: "root", Name: "POST /bulk", Kind: telemetry.KindServer, Service: "api",
+			StartNs: at(time.Minute), DurationNs: int64(time.Second), StatusCode: telemetry.CodeError}}
+		for i := range n {
+			out = append(out, telemetry.SpanRow{TraceID: trace, SpanID: fmt.Sprintf("s%06d", i), ParentSpanID: "root", Name: "item",
+				Service: "api", StartNs: at(time.Minute) + int64(i), DurationNs: 1, StatusCode: telemetry.CodeError,
+				StatusMessage: "item rejected: rule " + letters(i%causes)})
+		}
+		return out
+	}
+	storm := telemetry.SpanRow{TraceID: "t8", SpanID: "a", Name: "GET /feed", Kind: telemetry.KindServer, Service: "api",
+		StartNs: at(time.Minute), DurationNs: int64(time.Second), StatusCode: telemetry.CodeError}
+	for i := range 100_000 {
+		storm.Events = append(storm.Events, telemetry.SpanEvent{TimeNs: storm.StartNs + int64(i), Name: "log",
+			Attributes: conventions.Attributes{"level": "error", "message": strings.Repeat("\x00\xff", 64<<10)[:1+i%(128<<10)]}})
+	}
 	tests := []struct {
 		name       string
 		spans      []telemetry.SpanRow
 		logs       []telemetry.LogRow
 		wantErrors int64
 		wantRuns   int
+		// wantFailed is how many runs failed (the rest are ok).
+		wantFailed int
 	}{
+		{
+			name:       "a run with 10,000 error spans of one cause is one occurrence",
+			spans:      manyErrors("t6", 10_000, 1),
+			wantErrors: 1, wantRuns: 1, wantFailed: 1,
+		},
+		{
+			name:       "a run with 1,000 causes is 1,000 occurrences",
+			spans:      manyErrors("t7", 1_000, 1_000),
+			wantErrors: 1_000, wantRuns: 1, wantFailed: 1,
+		},
+		{
+			name:       "a storm of 100,000 binary, oversized error events on one span is one occurrence",
+			spans:      []telemetry.SpanRow{storm},
+			wantErrors: 1, wantRuns: 1, wantFailed: 1,
+		},
+		{
+			name: "an entry span without any status or HTTP code is an ok run; its failed child is handled",
+			spans: []telemetry.SpanRow{
+				{TraceID: "t9", SpanID: "a", Name: "work", Service: "api", StartNs: at(time.Minute), DurationNs: 10},
+				{TraceID: "t9", SpanID: "b", ParentSpanID: "a", Name: "GET", Kind: telemetry.KindClient, Service: "api", StartNs: at(time.Minute),
+					DurationNs: 5, StatusCode: telemetry.CodeError, Attributes: conventions.Attributes{"http.response.status_code": "404"}},
+			},
+			wantErrors: 1, wantRuns: 1, wantFailed: 0,
+		},
+		{
+			name: "a 4xx client span inside an ok request is a handled error, and the request is ok",
+			spans: []telemetry.SpanRow{
+				{TraceID: "t10", SpanID: "a", Name: "GET /user", Kind: telemetry.KindServer, Service: "api", StartNs: at(time.Minute), DurationNs: 10,
+					Attributes: conventions.Attributes{"http.response.status_code": "200"}},
+				{TraceID: "t10", SpanID: "b", ParentSpanID: "a", Name: "GET", Kind: telemetry.KindClient, Service: "api", StartNs: at(time.Minute),
+					DurationNs: 5, StatusCode: telemetry.CodeError, Attributes: conventions.Attributes{"http.response.status_code": "404"}},
+			},
+			wantErrors: 1, wantRuns: 1, wantFailed: 0,
+		},
 		{
 			name: "two spans with one id in one trace count one failure",
 			spans: []telemetry.SpanRow{
@@ -29,7 +95,7 @@ func TestBadInputGivesSensibleAnswers(t *testing.T) {
 				{TraceID: "t1", SpanID: "b", ParentSpanID: "a", Name: "dup", Service: "api", StartNs: at(time.Minute), DurationNs: 5, StatusCode: telemetry.CodeError, StatusMessage: "boom"},
 				{TraceID: "t1", SpanID: "b", ParentSpanID: "a", Name: "dup", Service: "api", StartNs: at(time.Minute), DurationNs: 5, StatusCode: telemetry.CodeError, StatusMessage: "boom"},
 			},
-			wantErrors: 1, wantRuns: 1, // a span sent twice (a retried batch) is one span
+			wantErrors: 1, wantRuns: 1, wantFailed: 1, // a span sent twice (a retried batch) is one span
 		},
 		{
 			name: "a parent that points at itself does not loop",
@@ -64,7 +130,7 @@ func TestBadInputGivesSensibleAnswers(t *testing.T) {
 			spans: []telemetry.SpanRow{
 				{TraceID: "t5", SpanID: "a", Name: "charge", Kind: telemetry.KindServer, Service: "pay", StartNs: at(time.Minute), DurationNs: 10, StatusCode: telemetry.CodeError},
 			},
-			wantErrors: 1, wantRuns: 1,
+			wantErrors: 1, wantRuns: 1, wantFailed: 1,
 		},
 	}
 	for _, tt := range tests {
@@ -89,12 +155,31 @@ func TestBadInputGivesSensibleAnswers(t *testing.T) {
 			if st.Errors != tt.wantErrors || rep.Events != tt.wantErrors || runs.Total != tt.wantRuns {
 				t.Fatalf("errors %d/%d runs %d, want %d errors and %d runs", st.Errors, rep.Events, runs.Total, tt.wantErrors, tt.wantRuns)
 			}
+			failed, err := e.Runs(ctx, telemetry.RunsQuery{Window: w, Status: telemetry.StatusError, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var handled, unhandled int64
+			for _, g := range rep.Groups {
+				handled += g.Handled
+				unhandled += g.Count - g.Handled
+			}
+			if failed.Total != tt.wantFailed || st.HandledErrors != handled || (tt.wantFailed == 0 && unhandled > 0 && tt.wantRuns > 0) {
+				t.Fatalf("%d failed runs, %d handled errors (groups: %d handled, %d not); want %d failed runs",
+					failed.Total, st.HandledErrors, handled, unhandled, tt.wantFailed)
+			}
 			for _, g := range rep.Groups {
 				if g.SampleMessage == "" {
 					t.Fatalf("group without a sample message: %+v", g)
 				}
 			}
+			asked := map[[2]string]bool{}
 			for _, s := range tt.spans {
+				if k := [2]string{s.TraceID, s.Service}; asked[k] {
+					continue
+				} else {
+					asked[k] = true
+				}
 				if _, err := e.Run(ctx, telemetry.RunQuery{ID: s.TraceID}); err != nil {
 					t.Fatalf("get_run %s: %v", s.TraceID, err)
 				}
@@ -103,5 +188,30 @@ func TestBadInputGivesSensibleAnswers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A service filter that matches spans but no run says where the runs entered
+// (docs/semantics.md R12); one that matches nothing says nothing.
+func TestAServiceWithoutRunsSaysWhereItsRunsEntered(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := now.Add(-time.Minute).UnixNano()
+	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
+	b := &memory.Backend{}
+	for i, entry := range []string{"front", "front", "admin"} {
+		trace := fmt.Sprintf("t%d", i)
+		b.AddSpans(
+			telemetry.SpanRow{TraceID: trace, SpanID: "a", Name: "GET /", Kind: telemetry.KindServer, Service: entry, StartNs: at, DurationNs: 10},
+			telemetry.SpanRow{TraceID: trace, SpanID: "b", ParentSpanID: "a", Name: "validate", Kind: telemetry.KindServer, Service: "legacy", StartNs: at, DurationNs: 5})
+	}
+	e := telemetry.NewEngine(b, nil)
+	for svc, want := range map[string][]string{"legacy": {"admin", "front"}, "front": nil, "nobody": nil} {
+		p, err := e.Runs(context.Background(), telemetry.RunsQuery{Window: w, Service: svc, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(p.EnteredAt, want) {
+			t.Errorf("runs of %s: entered at %q, want %q", svc, p.EnteredAt, want)
+		}
 	}
 }
