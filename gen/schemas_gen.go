@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:677e0cfda6a6542e617e1647656a4988d259c00a2c68c12b9db40ae55d981d11"
+const SchemaDigest = "sha256:1524b2273ee398c79ad69ec4cf6290bb2dc2a06cea3d106dfc37a4f1e91e2733"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

@@ -899,9 +899,10 @@ type GetRunInput struct {
 //
 // Ref: schemas/tools/get_run.output.json
 type GetRunOutput struct {
-	// Spans that determined when the run ended: from the root, the last-finishing
-	// child before each point.
-	CriticalPath []string `json:"criticalPath,omitzero"`
+	// Spans that determined when the run ended, in start order: from the root, the
+	// last-finishing child before each point. Named here, so the path reads whole
+	// when maxSpans cuts spans.
+	CriticalPath []GetRunOutputCriticalPathItem `json:"criticalPath,omitzero"`
 
 	// Duration, ms.
 	DurationMs *float64 `json:"durationMs,omitzero"`
@@ -914,6 +915,10 @@ type GetRunOutput struct {
 
 	// Oldest first.
 	Logs []GetRunOutputLog `json:"logs,omitzero"`
+
+	// Span events of the returned spans left out by the per-span and per-answer
+	// bounds (full).
+	OmittedEvents *int64 `json:"omittedEvents,omitzero"`
 
 	// Spans not returned.
 	OmittedSpans int64 `json:"omittedSpans"`
@@ -938,6 +943,23 @@ type GetRunOutput struct {
 
 	// Trace id.
 	TraceID string `json:"traceId"`
+}
+
+// GetRunOutputCriticalPathItem: one span of the path.
+//
+// Ref: schemas/tools/get_run.output.json#/properties/criticalPath/items
+type GetRunOutputCriticalPathItem struct {
+	// The span's duration, ms.
+	DurationMs float64 `json:"durationMs"`
+
+	// Name.
+	Name string `json:"name"`
+
+	// Service.
+	Service string `json:"service"`
+
+	// Span id.
+	SpanID string `json:"spanId"`
 }
 
 // GetRunOutputLog: one log.
@@ -974,6 +996,9 @@ type GetRunOutputSpan struct {
 	// Error.
 	ErrorMessage *string `json:"errorMessage,omitzero"`
 
+	// Span events (full), oldest first: at most 32 per span and 200 per answer.
+	Events []GetRunOutputSpanEvent `json:"events,omitzero"`
+
 	// Top stack frames, project first.
 	Frames []string `json:"frames,omitzero"`
 
@@ -986,6 +1011,9 @@ type GetRunOutputSpan struct {
 	// Attributes left out by that bound (full).
 	OmittedAttributes *int64 `json:"omittedAttributes,omitzero"`
 
+	// Events of this span left out by those bounds (full).
+	OmittedEvents *int64 `json:"omittedEvents,omitzero"`
+
 	// Parent.
 	ParentSpanID *string `json:"parentSpanId,omitzero"`
 
@@ -997,6 +1025,24 @@ type GetRunOutputSpan struct {
 
 	// Span status.
 	Status GetRunOutputSpanStatus `json:"status"`
+}
+
+// GetRunOutputSpanEvent: one span event.
+//
+// Ref: schemas/tools/get_run.output.json#/properties/spans/items/properties/events/items
+type GetRunOutputSpanEvent struct {
+	// Event attributes: at most 32, the first by key; a cut value ends with an
+	// ellipsis.
+	Attributes map[string]string `json:"attributes,omitzero"`
+
+	// Event name.
+	Name string `json:"name"`
+
+	// Event attributes left out by that bound.
+	OmittedAttributes *int64 `json:"omittedAttributes,omitzero"`
+
+	// Time, epoch ms.
+	TimeUnixMs int64 `json:"timeUnixMs"`
 }
 
 // GetRunOutputSpanStatus: span status.
