@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:1524b2273ee398c79ad69ec4cf6290bb2dc2a06cea3d106dfc37a4f1e91e2733"
+const SchemaDigest = "sha256:d8bfe14e3ac5e69800ae3e700b7ee254d52d686a0932a635edaf5aa63dc22496"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

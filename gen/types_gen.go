@@ -899,9 +899,7 @@ type GetRunInput struct {
 //
 // Ref: schemas/tools/get_run.output.json
 type GetRunOutput struct {
-	// Spans that determined when the run ended, in start order: from the root, the
-	// last-finishing child before each point. Named here, so the path reads whole
-	// when maxSpans cuts spans.
+	// The critical path.
 	CriticalPath []GetRunOutputCriticalPathItem `json:"criticalPath,omitzero"`
 
 	// Duration, ms.
@@ -916,11 +914,7 @@ type GetRunOutput struct {
 	// Oldest first.
 	Logs []GetRunOutputLog `json:"logs,omitzero"`
 
-	// Span events of the returned spans left out by the per-span and per-answer
-	// bounds (full).
-	OmittedEvents *int64 `json:"omittedEvents,omitzero"`
-
-	// Spans not returned.
+	// Omitted spans.
 	OmittedSpans int64 `json:"omittedSpans"`
 
 	// The app's own word, e.g. failed.
@@ -935,7 +929,7 @@ type GetRunOutput struct {
 	// Depth first.
 	Spans []GetRunOutputSpan `json:"spans,omitzero"`
 
-	// ok or error.
+	// Run verdict.
 	Status RunStatus `json:"status"`
 
 	// One sentence.
@@ -945,7 +939,10 @@ type GetRunOutput struct {
 	TraceID string `json:"traceId"`
 }
 
-// GetRunOutputCriticalPathItem: one span of the path.
+// GetRunOutputCriticalPathItem: one span of the critical path (the spans that
+// determined when the run ended: from the root, the last-finishing child before
+// each point), in start order; named, so the path reads whole when maxSpans or
+// maxDepth cut spans.
 //
 // Ref: schemas/tools/get_run.output.json#/properties/criticalPath/items
 type GetRunOutputCriticalPathItem struct {
@@ -1011,7 +1008,7 @@ type GetRunOutputSpan struct {
 	// Attributes left out by that bound (full).
 	OmittedAttributes *int64 `json:"omittedAttributes,omitzero"`
 
-	// Events of this span left out by those bounds (full).
+	// Events of this span left out by the per-span and per-answer bounds (full).
 	OmittedEvents *int64 `json:"omittedEvents,omitzero"`
 
 	// Parent.

@@ -15,7 +15,7 @@ import (
 // schema is no answer at all (-32603), so GetRun sends what the schema allows, cut the way the
 // disclosure layer cuts (whole items from the end, strings ending with shape.Ellipsis), and
 // says so: page.truncated, omittedAttributes per span and per span event, and omittedEvents
-// per span and in total (the bounds of span events are in runevents.go).
+// per span (the bounds of span events are in runevents.go).
 const (
 	maxRunItems       = 200 // logs and criticalPath: maxItems
 	maxSpanAttributes = 128 // spans[].attributes: maxProperties

@@ -12,7 +12,7 @@ import (
 // show attributes (detail full), bounded the way logs are. An instrumentation that logs
 // through span events can put thousands on one span, so one answer keeps the oldest
 // maxSpanEvents of each span and maxRunEvents in all (spans in tree order, so the root's come
-// first), and says per span and in total how many it left out. Exception events are among
+// first), and says per span how many it left out. Exception events are among
 // them as recorded; they also still give the span its error message and frames.
 const (
 	maxSpanEvents      = 32  // spans[].events: maxItems
@@ -50,10 +50,10 @@ func spanEvents(events []telemetry.SpanEvent, budget *int) ([]gen.GetRunOutputSp
 
 // boundEvents brings the span events of out within get_run's schema: at most maxSpanEvents per
 // span and maxRunEvents in the answer, names cut to their maxLength, attributes bounded and
-// redacted as span attributes are. It sets each span's omittedEvents and the answer's total,
-// and marks the answer cut when any event was left out.
+// redacted as span attributes are. It sets each span's omittedEvents and marks the answer cut
+// when any event was left out.
 func (f *Flows) boundEvents(out *gen.GetRunOutput, b *bounder) {
-	budget, total := maxRunEvents, int64(0)
+	budget := maxRunEvents
 	for i := range out.Spans {
 		s := &out.Spans[i]
 		var omitted int64
@@ -84,11 +84,6 @@ func (f *Flows) boundEvents(out *gen.GetRunOutput, b *bounder) {
 		s.OmittedEvents = nil
 		if omitted > 0 {
 			s.OmittedEvents, b.cut = ptr(omitted), true
-			total += omitted
 		}
-	}
-	out.OmittedEvents = nil
-	if total > 0 {
-		out.OmittedEvents = ptr(total)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // attributes than an answer keeps, a password, a token, an oversized value, a binary value and
 // a value that is not UTF-8 — and asks get_run through the server's one answer path. At
 // detail full each span shows its oldest events, at most the per-span bound and the
-// per-answer bound in all, with what was left out counted per span and in total; values of
+// per-answer bound in all, with what was left out counted per span; values of
 // secret-looking keys are redacted, long values cut with an ellipsis, and the answer
 // validates. At detail standard no span carries events.
 func TestGetRunFullShowsSpanEventsBounded(t *testing.T) {
@@ -115,8 +115,8 @@ func TestGetRunFullShowsSpanEventsBounded(t *testing.T) {
 	if kept != 200 {
 		t.Errorf("the answer shows %d events, want the per-answer bound, 200", kept)
 	}
-	if out.OmittedEvents == nil || *out.OmittedEvents != total-200 || omitted != total-200 {
-		t.Errorf("omittedEvents %v (per span %d), want %d", out.OmittedEvents, omitted, total-200)
+	if omitted != total-200 {
+		t.Errorf("omittedEvents sum to %d over the spans, want %d", omitted, total-200)
 	}
 
 	var std gen.GetRunOutput
@@ -127,8 +127,5 @@ func TestGetRunFullShowsSpanEventsBounded(t *testing.T) {
 		if s.Events != nil || s.OmittedEvents != nil {
 			t.Fatalf("detail standard shows events on %s", s.Name)
 		}
-	}
-	if std.OmittedEvents != nil {
-		t.Errorf("detail standard counts omitted events: %d", *std.OmittedEvents)
 	}
 }
