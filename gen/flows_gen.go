@@ -18,7 +18,8 @@ type Flows interface {
 	// opens one.
 	ListRuns(ctx context.Context, in ListRunsInput) (ListRunsOutput, error)
 
-	// GetRun answers get_run: One execution by run or trace id: span tree, logs and first error.
+	// GetRun answers get_run: One execution by run or trace id: span tree with span events, logs, first
+	// error and critical path.
 	GetRun(ctx context.Context, in GetRunInput) (GetRunOutput, error)
 
 	// GetRecentErrors answers get_recent_errors: What is failing: errors grouped by service, domain and

@@ -75,7 +75,7 @@ var Tools = []Tool{
 	{
 		Name:               ToolGetRun,
 		Title:              "Get run",
-		Description:        "One execution by run or trace id: span tree, logs and first error.",
+		Description:        "One execution by run or trace id: span tree with span events, logs, first error and critical path.",
 		Family:             "telemetry",
 		Annotations:        Annotations{ReadOnlyHint: hint(true), OpenWorldHint: hint(false)},
 		Budget:             Budget{Standard: 32768, Summary: 4096},

@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:f82205b278ff9baf8bc61264a1a3fd1f16a28ded1c54b4a009b6f2e3d5df0674"
+const SchemaDigest = "sha256:dc8b179a4575c5a5ace79944e558d243b23abf215cc3ae7c0062f60a68ce122a"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

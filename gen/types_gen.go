@@ -908,9 +908,8 @@ type GetRunInput struct {
 //
 // Ref: schemas/tools/get_run.output.json
 type GetRunOutput struct {
-	// Spans that determined when the run ended: from the root, the last-finishing
-	// child before each point.
-	CriticalPath []string `json:"criticalPath,omitzero"`
+	// The critical path.
+	CriticalPath []GetRunOutputCriticalPathItem `json:"criticalPath,omitzero"`
 
 	// Duration, ms.
 	DurationMs *float64 `json:"durationMs,omitzero"`
@@ -924,7 +923,7 @@ type GetRunOutput struct {
 	// Oldest first.
 	Logs []GetRunOutputLog `json:"logs,omitzero"`
 
-	// Spans not returned.
+	// Omitted spans.
 	OmittedSpans int64 `json:"omittedSpans"`
 
 	// The app's own word, e.g. failed.
@@ -939,7 +938,7 @@ type GetRunOutput struct {
 	// Depth first.
 	Spans []GetRunOutputSpan `json:"spans,omitzero"`
 
-	// ok or error.
+	// Run verdict.
 	Status RunStatus `json:"status"`
 
 	// One sentence.
@@ -947,6 +946,26 @@ type GetRunOutput struct {
 
 	// Trace id.
 	TraceID string `json:"traceId"`
+}
+
+// GetRunOutputCriticalPathItem: one span of the critical path (the spans that
+// determined when the run ended: from the root, the last-finishing child before
+// each point), in start order; named, so the path reads whole when maxSpans or
+// maxDepth cut spans.
+//
+// Ref: schemas/tools/get_run.output.json#/properties/criticalPath/items
+type GetRunOutputCriticalPathItem struct {
+	// The span's duration, ms.
+	DurationMs float64 `json:"durationMs"`
+
+	// Name.
+	Name string `json:"name"`
+
+	// Service.
+	Service string `json:"service"`
+
+	// Span id.
+	SpanID string `json:"spanId"`
 }
 
 // GetRunOutputLog: one log.
@@ -983,6 +1002,9 @@ type GetRunOutputSpan struct {
 	// Error.
 	ErrorMessage *string `json:"errorMessage,omitzero"`
 
+	// Span events (full), oldest first: at most 32 per span and 200 per answer.
+	Events []GetRunOutputSpanEvent `json:"events,omitzero"`
+
 	// Top stack frames, project first.
 	Frames []string `json:"frames,omitzero"`
 
@@ -995,6 +1017,9 @@ type GetRunOutputSpan struct {
 	// Attributes left out by that bound (full).
 	OmittedAttributes *int64 `json:"omittedAttributes,omitzero"`
 
+	// Events of this span left out by the per-span and per-answer bounds (full).
+	OmittedEvents *int64 `json:"omittedEvents,omitzero"`
+
 	// Parent.
 	ParentSpanID *string `json:"parentSpanId,omitzero"`
 
@@ -1006,6 +1031,24 @@ type GetRunOutputSpan struct {
 
 	// Span status.
 	Status GetRunOutputSpanStatus `json:"status"`
+}
+
+// GetRunOutputSpanEvent: one span event.
+//
+// Ref: schemas/tools/get_run.output.json#/properties/spans/items/properties/events/items
+type GetRunOutputSpanEvent struct {
+	// Event attributes: at most 32, the first by key; a cut value ends with an
+	// ellipsis.
+	Attributes map[string]string `json:"attributes,omitzero"`
+
+	// Event name.
+	Name string `json:"name"`
+
+	// Event attributes left out by that bound.
+	OmittedAttributes *int64 `json:"omittedAttributes,omitzero"`
+
+	// Time, epoch ms.
+	TimeUnixMs int64 `json:"timeUnixMs"`
 }
 
 // GetRunOutputSpanStatus: span status.

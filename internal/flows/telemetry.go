@@ -172,6 +172,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	// failedAt is where the run failed in the project: the location of the error span that
 	// carries the run's error message, else of the first error span with one.
 	failedAt, failedAtOrigin := "", false
+	eventBudget := maxRunEvents
 	for _, s := range tree {
 		sp := gen.GetRunOutputSpan{
 			SpanID: s.SpanID, ParentSpanID: optStr(s.ParentSpanID), Name: s.Name, Service: s.Service,
@@ -180,6 +181,12 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		}
 		if full && len(s.Attributes) > 0 {
 			sp.Attributes = s.Attributes
+		}
+		if full {
+			var omitted int64
+			if sp.Events, omitted = spanEvents(s.Events, &eventBudget); omitted > 0 {
+				sp.OmittedEvents = ptr(omitted)
+			}
 		}
 		if s.Failure != nil {
 			loc, fr := f.locateSpan(proj, s.Failure, frames)
@@ -193,7 +200,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	if failedAt != "" && run.ErrorMessage != "" {
 		out.Summary = fmt.Sprintf("%s failed at %s: %s", run.Name, failedAt, run.ErrorMessage)
 	}
-	out.CriticalPath = telemetry.CriticalPath(run.Spans)
+	out.CriticalPath = criticalPath(run.Spans)
 	for _, l := range run.Logs {
 		out.Logs = append(out.Logs, gen.GetRunOutputLog{
 			TimeUnixMs: l.TimeMs, Severity: l.Severity, Message: l.Message, SpanID: optStr(l.SpanID),
@@ -203,6 +210,27 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 	callctx.SetPaging(ctx, &shape.Paging{Field: "spans", Omitted: "omittedSpans"})
 	return out, nil
+}
+
+// criticalPath is the run's critical path with each span named, so that it reads whole even
+// when maxSpans or maxDepth left its spans out of the tree.
+func criticalPath(spans []telemetry.Span) []gen.GetRunOutputCriticalPathItem {
+	ids := telemetry.CriticalPath(spans)
+	if len(ids) == 0 {
+		return nil
+	}
+	byID := make(map[string]*telemetry.Span, len(spans))
+	for i := range spans {
+		if _, dup := byID[spans[i].SpanID]; !dup {
+			byID[spans[i].SpanID] = &spans[i]
+		}
+	}
+	path := make([]gen.GetRunOutputCriticalPathItem, 0, len(ids))
+	for _, id := range ids {
+		s := byID[id]
+		path = append(path, gen.GetRunOutputCriticalPathItem{SpanID: s.SpanID, Name: s.Name, Service: s.Service, DurationMs: telemetry.Ms(s.DurationNs)})
+	}
+	return path
 }
 
 // runSentence is get_run's one-sentence summary: the first error, else the outcome, else a

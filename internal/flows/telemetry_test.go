@@ -215,11 +215,14 @@ func TestGetRun(t *testing.T) {
 	if out.Status != gen.RunStatusError || out.ErrorMessage == nil || *out.ErrorMessage != want.ErrorMessage || out.Summary == "" {
 		t.Fatalf("error message %v, summary %q", out.ErrorMessage, out.Summary)
 	}
-	if len(out.Logs) != 2 || len(out.CriticalPath) == 0 || out.CriticalPath[0] != out.Spans[0].SpanID {
-		t.Fatalf("logs %+v critical path %v", out.Logs, out.CriticalPath)
+	if len(out.Logs) != 2 || len(out.CriticalPath) == 0 || out.CriticalPath[0].SpanID != out.Spans[0].SpanID ||
+		out.CriticalPath[0].Name != out.Spans[0].Name || out.CriticalPath[0].Service != out.Spans[0].Service {
+		t.Fatalf("logs %+v critical path %+v", out.Logs, out.CriticalPath)
 	}
-	if out.Spans[0].Attributes != nil {
-		t.Fatal("standard detail carries attributes")
+	for _, s := range out.Spans {
+		if s.Attributes != nil || s.Events != nil || s.OmittedEvents != nil {
+			t.Fatalf("standard detail carries attributes or events: %+v", s)
+		}
 	}
 	shallow, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: failing.TraceID, MaxDepth: 1}))
 	if err != nil {
@@ -228,12 +231,28 @@ func TestGetRun(t *testing.T) {
 	if len(shallow.Spans) != 1 || shallow.OmittedSpans != 4 || !shallow.Page.Truncated || *shallow.Page.Total != 5 {
 		t.Fatalf("maxDepth 1: %d spans, %d omitted", len(shallow.Spans), shallow.OmittedSpans)
 	}
+	// The path still reads whole when the tree was cut: every step is named.
+	if !slices.Equal(shallow.CriticalPath, out.CriticalPath) || len(shallow.CriticalPath) < 2 {
+		t.Fatalf("maxDepth 1 critical path %+v, want the whole path %+v", shallow.CriticalPath, out.CriticalPath)
+	}
 	full, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: failing.ID, Detail: gen.DetailFull}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if full.Spans[0].Attributes["http.request.method"] != "GET" {
 		t.Fatalf("full detail lacks attributes: %v", full.Spans[0].Attributes)
+	}
+	// The failing span's exception event is on it at full detail.
+	var exception *gen.GetRunOutputSpanEvent
+	for _, s := range full.Spans {
+		for i, e := range s.Events {
+			if e.Name == "exception" && s.ErrorMessage != nil && e.Attributes["exception.message"] == *s.ErrorMessage {
+				exception = &s.Events[i]
+			}
+		}
+	}
+	if exception == nil || exception.TimeUnixMs <= 0 {
+		t.Fatalf("full detail lacks the exception event: %+v", full.Spans)
 	}
 	_, err = f.GetRun(ctx, defaults(gen.GetRunInput{ID: "nope"}))
 	wantCode(t, err, gen.ErrorCodeRunNotFound)

@@ -102,15 +102,18 @@ func maxSpanAttributes(t *testing.T) int {
 }
 
 // TestGetRunNeverFailsItsSchemaOnOversizedTelemetry gives get_run a run whose every field is
-// larger than the output schema allows — names, ids, error messages, a thousand correlated logs
-// of 40,000 characters, and a chain of spans deeper than criticalPath may list — and requires a
-// valid, honestly truncated answer at every detail level.
+// larger than the output schema allows — names, ids, error messages, a span event, a thousand
+// correlated logs of 40,000 characters, and a chain of spans deeper than criticalPath may list
+// — and requires a valid, honestly truncated answer at every detail level.
 func TestGetRunNeverFailsItsSchemaOnOversizedTelemetry(t *testing.T) {
 	const chain = 250
 	h, traceID := runServer(t, func(td ptrace.Traces, ld plog.Logs, root, child ptrace.Span) {
 		root.SetName(strings.Repeat("n", 5000))
 		root.Status().SetCode(ptrace.StatusCodeError)
 		root.Status().SetMessage(strings.Repeat("failure ", 3000))
+		ev := root.Events().AppendEmpty()
+		ev.SetName(strings.Repeat("e", 5000))
+		ev.Attributes().PutStr(strings.Repeat("k", 5000), strings.Repeat("v", 50000))
 		td.ResourceSpans().At(0).Resource().Attributes().PutStr("service.name", strings.Repeat("s", 1000))
 		spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
 		parent := child

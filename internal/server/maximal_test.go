@@ -23,7 +23,10 @@ var canaries = []string{
 // maxItems, every string at maxLength filled with multi-byte text and a canary secret. It is the
 // adversary of the byte budgets: an answer no real flow would produce, that every bound must
 // still tame.
-func maximal(schema map[string]any, depth int) any {
+func maximal(schema map[string]any, depth int) any { return maximalIn(schema, depth, 0) }
+
+// maximalIn is maximal for a node inside arrays nested arrays deep.
+func maximalIn(schema map[string]any, depth, arrays int) any {
 	if enum, ok := schema["enum"].([]any); ok && len(enum) > 0 {
 		return enum[len(enum)-1]
 	}
@@ -35,7 +38,7 @@ func maximal(schema map[string]any, depth int) any {
 		out := map[string]any{}
 		props, _ := schema["properties"].(map[string]any)
 		for k, v := range props {
-			out[k] = maximal(v.(map[string]any), depth+1)
+			out[k] = maximalIn(v.(map[string]any), depth+1, arrays)
 		}
 		if ap, ok := schema["additionalProperties"].(map[string]any); ok {
 			// Maps (span attributes) get 8 entries, not their 128-entry ceiling: no flow sends
@@ -43,7 +46,7 @@ func maximal(schema map[string]any, depth int) any {
 			// machine's patience.
 			n := min(intOf(schema["maxProperties"], 8), 8)
 			for i := range n {
-				out[fmt.Sprintf("key.%d", i)] = maximal(ap, depth+1)
+				out[fmt.Sprintf("key.%d", i)] = maximalIn(ap, depth+1, arrays)
 			}
 		}
 		return out
@@ -52,9 +55,14 @@ func maximal(schema map[string]any, depth int) any {
 		// 50 items of a few KiB each already overflow every budget many times over; the
 		// schemas' full 200 × 32 KiB would only slow the race detector down.
 		n := min(intOf(schema["maxItems"], 4), 50)
+		if arrays > 0 && items["type"] == "object" {
+			// Objects in an array in an array (span events, each with an attribute map):
+			// two per outer item; 50 spans × 32 events × 8 × 4 KiB would only test patience.
+			n = min(n, 2)
+		}
 		out := make([]any, n)
 		for i := range out {
-			out[i] = maximal(items, depth+1)
+			out[i] = maximalIn(items, depth+1, arrays+1)
 		}
 		return out
 	case "string":

@@ -199,7 +199,7 @@ func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
 			sp.Failure = &failure
 		}
 		if q.WithAttributes {
-			sp.Attributes = s.Attributes
+			sp.Attributes, sp.Events = s.Attributes, s.Events
 		}
 		run.Spans = append(run.Spans, sp)
 	}

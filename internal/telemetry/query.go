@@ -53,7 +53,7 @@ type RunQuery struct {
 	MaxSpans int
 	// MaxLogs bounds the correlated log records read (0: the adapter's limit).
 	MaxLogs int
-	// WithAttributes asks for raw span attributes (detail full).
+	// WithAttributes asks for raw span attributes and span events (detail full).
 	WithAttributes bool
 }
 

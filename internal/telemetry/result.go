@@ -109,6 +109,8 @@ type Span struct {
 	ExceptionType string
 	// Attributes only when asked for (detail full); sensitive values are the caller's to redact.
 	Attributes map[string]string
+	// Events only with the attributes, in the order recorded; the caller bounds and redacts.
+	Events []SpanEvent
 	// Failure, for an error span, is the span as recorded (attributes and events), so the
 	// caller can read where in the code it failed; nil otherwise.
 	Failure *SpanRow

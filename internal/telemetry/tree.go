@@ -71,6 +71,14 @@ func Tree(spans []Span, maxSpans, maxDepth int) (out []TreeSpan, omitted int) {
 // request whose slow query ended just before a quick error handler has both on its path, the
 // query included. Children are clipped to their parent's time. The ids come in start order
 // (parents before children at equal starts); each once. Cycles in corrupt data cannot loop.
+//
+// "Before" allows for the clock that stamped the later child's start: a child counts as ending
+// before a sibling when it ends less than that clock's resolution after the sibling's recorded
+// start. The OpenTelemetry JS SDK stamps starts in whole milliseconds and ends at that start
+// plus a sub-millisecond duration, so a query that failed 0.1 ms before its error handler
+// started can appear to end 0.5 ms after it; without the allowance the query, which the run
+// waited for, would fall off the path. The resolution is read off the start itself (see
+// startResolution): nanosecond starts keep Jaeger's exact rule.
 func CriticalPath(spans []Span) []string {
 	if len(spans) == 0 {
 		return nil
@@ -102,13 +110,15 @@ func CriticalPath(spans []Span) []string {
 	var walk func(i int, start, end int64)
 	walk = func(i int, start, end int64) {
 		on[i] = true
-		cursor := end
+		// A child is before the cursor when it ends less than slack after it; slack is the
+		// resolution of the start that set the cursor (none at the parent's end, which clips).
+		cursor, slack := end, int64(1)
 		for steps := 0; steps <= len(spans); steps++ {
 			next, nextEnd := -1, int64(0)
 			for _, c := range children[i] {
 				cs := max(spans[c].StartNs, start)
 				ce := min(spans[c].StartNs+spans[c].DurationNs, end)
-				if ce > cursor || ce < cs || on[c] {
+				if ce-cursor >= slack || ce < cs || on[c] {
 					continue
 				}
 				if next < 0 || ce > nextEnd || (ce == nextEnd && spans[c].SpanID < spans[next].SpanID) {
@@ -120,7 +130,7 @@ func CriticalPath(spans []Span) []string {
 			}
 			cs := max(spans[next].StartNs, start)
 			walk(next, cs, nextEnd)
-			cursor = cs
+			cursor, slack = cs, startResolution(spans[next].StartNs)
 		}
 	}
 	walk(root, spans[root].StartNs, spans[root].StartNs+spans[root].DurationNs)
@@ -147,4 +157,19 @@ func CriticalPath(spans []Span) []string {
 		ids[k] = spans[i].SpanID
 	}
 	return ids
+}
+
+// startResolution is the resolution of the clock that stamped a start time, as far as the
+// time shows it: a whole millisecond (the JS SDK's Date.now()) is 1 ms, a whole microsecond
+// 1 µs, anything else 1 ns. A nanosecond clock lands on a whole millisecond once in a million
+// starts, which at worst widens that one comparison by a millisecond.
+func startResolution(ns int64) int64 {
+	switch {
+	case ns%1_000_000 == 0:
+		return 1_000_000
+	case ns%1_000 == 0:
+		return 1_000
+	default:
+		return 1
+	}
 }

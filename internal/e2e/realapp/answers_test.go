@@ -107,9 +107,16 @@ type runDetail struct {
 		Message    string `json:"message"`
 		SpanID     string `json:"spanId"`
 	} `json:"logs"`
-	CriticalPath []string `json:"criticalPath"`
-	Page         page     `json:"page"`
-	OmittedSpans int      `json:"omittedSpans"`
+	CriticalPath []pathStep `json:"criticalPath"`
+	Page         page       `json:"page"`
+	OmittedSpans int        `json:"omittedSpans"`
+}
+
+type pathStep struct {
+	SpanID     string  `json:"spanId"`
+	Name       string  `json:"name"`
+	Service    string  `json:"service"`
+	DurationMs float64 `json:"durationMs"`
 }
 
 type jobResult struct {

@@ -627,14 +627,23 @@ func checkDeclinedRun(t *testing.T, tl tools, tr *realapp.Truth) {
 	// Jaeger's critical path: the chain of last-finishing children (root to the fraud-review
 	// query, which ended after card.authorize raised the decline), and, before each step of it,
 	// the sequential work the request waited for (the authorization, the pool waits).
-	if len(got.CriticalPath) == 0 || got.CriticalPath[0] != want[0] || !isSubsequence(want, got.CriticalPath) ||
-		(ai >= 0 && !slices.Contains(got.CriticalPath, got.Spans[ai].SpanID)) {
-		t.Errorf("criticalPath =\n  %s\nwant it to start at the root and hold, in order, the chain to the fraud-review query\n  %s\nand card.authorize, which the request waited for",
-			namePath(got.CriticalPath, byID), namePath(want, byID))
+	var path []string
+	for _, p := range got.CriticalPath {
+		path = append(path, p.SpanID)
 	}
-	for _, id := range got.CriticalPath {
-		if _, ok := byID[id]; !ok {
-			t.Errorf("criticalPath names %s, which is not a span of the run", id)
+	if len(path) == 0 || path[0] != want[0] || !isSubsequence(want, path) ||
+		(ai >= 0 && !slices.Contains(path, got.Spans[ai].SpanID)) {
+		t.Errorf("criticalPath =\n  %s\nwant it to start at the root and hold, in order, the chain to the fraud-review query\n  %s\nand card.authorize, which the request waited for",
+			namePath(path, byID), namePath(want, byID))
+	}
+	for _, p := range got.CriticalPath {
+		s, ok := byID[p.SpanID]
+		if !ok {
+			t.Errorf("criticalPath names %s, which is not a span of the run", p.SpanID)
+			continue
+		}
+		if p.Name != s.Name || p.Service != s.Service {
+			t.Errorf("criticalPath step %s is %q of %q, but the span is %q of %q", p.SpanID, p.Name, p.Service, s.Name, s.Service)
 		}
 	}
 }
