@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:dc8b179a4575c5a5ace79944e558d243b23abf215cc3ae7c0062f60a68ce122a"
+const SchemaDigest = "sha256:e8ed84a54642ea05c24f3436913e5be7410b7989c0ab5884f7a00e88607bbdcc"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

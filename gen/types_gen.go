@@ -48,7 +48,7 @@ type AnalyzeDBBottlenecksOutput struct {
 	// Coverage.
 	Scan Scan `json:"scan"`
 
-	// Window start, epoch ms.
+	// Window start.
 	SinceUnixMs int64 `json:"sinceUnixMs"`
 }
 
@@ -173,7 +173,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// Service.
 	Service string `json:"service"`
 
-	// Window start, epoch ms.
+	// Window start.
 	SinceUnixMs int64 `json:"sinceUnixMs"`
 
 	// Samples/min.
@@ -550,7 +550,7 @@ type GetAppStatusOutput struct {
 	// Telemetry source.
 	Source GetAppStatusOutputSource `json:"source"`
 
-	// fail: failed runs or unhandled errors; warn: no or stale data.
+	// fail: failed runs, unhandled errors; warn: no/stale data.
 	Status Status `json:"status"`
 }
 
@@ -558,10 +558,10 @@ type GetAppStatusOutput struct {
 //
 // Ref: schemas/tools/get_app_status.output.json#/properties/counts
 type GetAppStatusOutputCounts struct {
-	// Error occurrences: one per cause per run.
+	// One per cause per run.
 	Errors int64 `json:"errors"`
 
-	// Of errors, those in runs that succeeded.
+	// Of which in ok runs.
 	HandledErrors int64 `json:"handledErrors"`
 
 	// Log records.
@@ -740,7 +740,7 @@ type GetLastJobResultInput struct {
 //
 // Ref: schemas/tools/get_last_job_result.output.json
 type GetLastJobResultOutput struct {
-	// End, epoch ms.
+	// Epoch ms.
 	CompletedUnixMs *int64 `json:"completedUnixMs,omitzero"`
 
 	// Duration, ms.
@@ -773,7 +773,7 @@ type GetLastJobResultOutput struct {
 	// Run before.
 	Previous *GetLastJobResultOutputPrevious `json:"previous,omitzero"`
 
-	// Start, epoch ms.
+	// Epoch ms.
 	StartUnixMs *int64 `json:"startUnixMs,omitzero"`
 
 	// ok or error.
@@ -787,7 +787,7 @@ type GetLastJobResultOutput struct {
 //
 // Ref: schemas/tools/get_last_job_result.output.json#/properties/previous
 type GetLastJobResultOutputPrevious struct {
-	// Start, epoch ms.
+	// Epoch ms.
 	StartUnixMs int64 `json:"startUnixMs"`
 
 	// ok or error.
@@ -827,7 +827,7 @@ type GetRecentErrorsInput struct {
 //
 // Ref: schemas/tools/get_recent_errors.output.json
 type GetRecentErrorsOutput struct {
-	// Error occurrences: one per cause per run.
+	// Occurrences counted.
 	Count int64 `json:"count"`
 
 	// Latest first.
@@ -850,7 +850,7 @@ type GetRecentErrorsOutputGroup struct {
 	// Domain.
 	Domain string `json:"domain"`
 
-	// Where its runs entered, when not service.
+	// Other entry services.
 	EntryServices []string `json:"entryServices,omitzero"`
 
 	// Exception.
@@ -862,7 +862,7 @@ type GetRecentErrorsOutputGroup struct {
 	// First, epoch ms.
 	FirstSeenUnixMs int64 `json:"firstSeenUnixMs"`
 
-	// Of count, in runs that succeeded.
+	// Of which in ok runs.
 	Handled int64 `json:"handled"`
 
 	// Last, epoch ms.
@@ -1212,7 +1212,7 @@ type ListRunsInput struct {
 //
 // Ref: schemas/tools/list_runs.output.json
 type ListRunsOutput struct {
-	// Runs returned; with detail summary, runs matching.
+	// Runs counted.
 	Count int64 `json:"count"`
 
 	// Next step.
