@@ -30,6 +30,9 @@ type AnalyzeDBBottlenecksInput struct {
 //
 // Ref: schemas/tools/analyze_db_bottlenecks.output.json
 type AnalyzeDBBottlenecksOutput struct {
+	// Next step.
+	Hint *string `json:"hint,omitzero"`
+
 	// Systems seen, when none matched.
 	KnownSystems []string `json:"knownSystems,omitzero"`
 
@@ -39,7 +42,7 @@ type AnalyzeDBBottlenecksOutput struct {
 	// Operations paging.
 	Page Page `json:"page"`
 
-	// Percentiles' relative error bound; 0: exact.
+	// Its percentiles' error bound; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
 	// Query spans.
@@ -161,7 +164,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// p99, ms.
 	P99DurationMs float64 `json:"p99DurationMs"`
 
-	// Percentiles' relative error bound; 0: exact.
+	// Its percentiles' error bound; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
 	// Entry spans (or the operation's spans).

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/runlens/runlens/internal/telemetry"
@@ -66,6 +67,19 @@ func instrumentationChecks(ctx context.Context, d Deps) ([]Check, error) {
 			Fix:     "Set OTEL_SEMCONV_STABILITY_OPT_IN=database in the app to emit the stable db.* names."})
 	case in.StableDB > 0:
 		checks = append(checks, Check{Name: "db_attribute_names", Status: Pass, Summary: fmt.Sprintf("%d database span(s) use the stable db.* names.", in.StableDB)})
+	}
+	if in.DBLookalikes > 0 {
+		fix := "Add the attribute key that holds the statement to the conventions in runlens.json, e.g. " +
+			`{"conventions": {"db": {"keyPrefixes": ["db.", "sql.", "<prefix>."], "statementKeys": ["db.query.text", "db.statement", "sql.query", "<key>"]}}}` +
+			" (docs/conventions.md), or emit db.query.text and db.system.name."
+		if len(in.DBLookalikeKeys) > 0 {
+			fix = fmt.Sprintf("Their statements are under %s: add that key to \"statementKeys\" and its prefix to \"keyPrefixes\" under \"conventions\": {\"db\": …} in runlens.json (docs/conventions.md), or emit db.query.text and db.system.name.",
+				strings.Join(in.DBLookalikeKeys, ", "))
+		}
+		checks = append(checks, Check{Name: "db_spans_recognized", Status: Warn,
+			Summary: fmt.Sprintf("%d client span(s) look like database calls but are not counted as database operations (%s).",
+				in.DBLookalikes, strings.Join(in.DBLookalikeSpans, "; ")),
+			Fix: fix})
 	}
 	if in.Orphaned > 0 {
 		checks = append(checks, Check{Name: "sampling_keeps_errors", Status: Warn,

@@ -175,6 +175,9 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 	if len(rep.KnownSystems) > 0 {
 		out.KnownSystems = rep.KnownSystems
 	}
+	if rep.Total == 0 && len(rep.KnownSystems) == 0 {
+		out.Hint = dbLookalikeHint(ctx, src, w)
+	}
 	if in.Detail == gen.DetailSummary {
 		out.Page = gen.Page{Returned: 0, Total: ptr(int64(rep.Total)), Truncated: rep.Total > 0}
 		return out, nil
@@ -197,4 +200,22 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 	out.Page = gen.Page{Returned: int64(len(out.Operations)), Total: ptr(int64(rep.Total)), Truncated: len(out.Operations) < rep.Total}
 	callctx.SetPaging(ctx, &shape.Paging{Field: "operations"})
 	return out, nil
+}
+
+// dbLookalikeHint says, for an answer without database operations, which client spans of the
+// window look like database calls the conventions do not count (docs/semantics.md R13), and
+// what would count them; nil when none do.
+func dbLookalikeHint(ctx context.Context, src telemetry.Source, w telemetry.Window) *string {
+	in, err := src.Instrumentation(ctx, telemetry.InstrumentationQuery{Window: w, NowMs: w.EndMs})
+	if err != nil || in.DBLookalikes == 0 {
+		return nil
+	}
+	h := fmt.Sprintf("no span is a database operation under the conventions, but %d client span(s) look like database calls (%s)",
+		in.DBLookalikes, strings.Join(in.DBLookalikeSpans, "; "))
+	if len(in.DBLookalikeKeys) > 0 {
+		h += fmt.Sprintf(": add %s to conventions.db.statementKeys, and its prefix to keyPrefixes, in runlens.json", strings.Join(in.DBLookalikeKeys, ", "))
+	} else {
+		h += ": give them db.query.text and db.system.name, or name their statement key in conventions.db.statementKeys in runlens.json"
+	}
+	return ptr(h + "; the doctor tool's db_spans_recognized check says the same")
 }

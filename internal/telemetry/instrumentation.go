@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -32,6 +33,45 @@ type Instrumentation struct {
 	// ErrorLogs were read; Orphaned are those whose trace has no span at all (the spans were
 	// sampled away, or never exported).
 	ErrorLogs, Orphaned int64
+	// DBLookalikes counts client spans that look like database calls (a SQL statement in an
+	// attribute, or a span named for one) but are no database operation under the conventions
+	// (docs/semantics.md R13); DBLookalikeSpans names a few ("service: span name") and
+	// DBLookalikeKeys the attributes that held their statements.
+	DBLookalikes                      int64
+	DBLookalikeSpans, DBLookalikeKeys []string
+}
+
+// sqlVerbs start a SQL statement or a span named for one.
+var sqlVerbs = []string{"select ", "insert ", "update ", "delete ", "with ", "sql ", "call ", "exec "}
+
+// looksLikeSQL reports whether s starts with a SQL verb.
+func looksLikeSQL(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, v := range sqlVerbs {
+		if strings.HasPrefix(s, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// dbLookalike reports whether a span that is no database operation looks like a database call,
+// and the attribute key holding its statement ("" when only its name says so).
+func dbLookalike(s *SpanRow) (key string, ok bool) {
+	if s.Kind != KindClient {
+		return "", false
+	}
+	keys := make([]string, 0, len(s.Attributes))
+	for k := range s.Attributes {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if v := s.Attributes[k]; looksLikeSQL(v) && strings.ContainsAny(v, " \t") {
+			return k, true
+		}
+	}
+	return "", looksLikeSQL(s.Name + " ")
 }
 
 // Instrumentation implements Source.
@@ -68,6 +108,18 @@ func (e *Engine) Instrumentation(ctx context.Context, q InstrumentationQuery) (I
 		}
 		if stable {
 			out.StableDB++
+		}
+		if _, isOp := DBOperationOf(e.conv, s); !isOp {
+			if key, ok := dbLookalike(s); ok {
+				out.DBLookalikes++
+				name := ServiceOf(s.Service) + ": " + s.Name
+				if !slices.Contains(out.DBLookalikeSpans, name) && len(out.DBLookalikeSpans) < MaxRelated {
+					out.DBLookalikeSpans = append(out.DBLookalikeSpans, name)
+				}
+				if key != "" && !slices.Contains(out.DBLookalikeKeys, key) && len(out.DBLookalikeKeys) < MaxRelated {
+					out.DBLookalikeKeys = append(out.DBLookalikeKeys, key)
+				}
+			}
 		}
 	}
 	out.Services = keys(services)

@@ -215,3 +215,37 @@ func TestAServiceWithoutRunsSaysWhereItsRunsEntered(t *testing.T) {
 		}
 	}
 }
+
+// Client spans that look like database calls but carry no key the conventions count are named
+// with the key that holds their statement (docs/semantics.md R13); OpenTracing-era sql.query
+// spans are operations under the default conventions and are not named.
+func TestSpansThatLookLikeDatabaseCallsAreNamed(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := now.Add(-time.Minute).UnixNano()
+	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
+	b := &memory.Backend{}
+	b.AddSpans(
+		telemetry.SpanRow{TraceID: "t1", SpanID: "a", Name: "SQL SELECT", Kind: telemetry.KindClient, Service: "legacy", StartNs: at, DurationNs: 10,
+			Attributes: conventions.Attributes{"sql.query": "SELECT zip FROM addresses WHERE id = 7", "peer.service": "mysql"}},
+		telemetry.SpanRow{TraceID: "t2", SpanID: "a", Name: "query", Kind: telemetry.KindClient, Service: "reports", StartNs: at, DurationNs: 10,
+			Attributes: conventions.Attributes{"query.text": "SELECT count(*) FROM orders"}},
+		telemetry.SpanRow{TraceID: "t3", SpanID: "a", Name: "GET", Kind: telemetry.KindClient, Service: "reports", StartNs: at, DurationNs: 10,
+			Attributes: conventions.Attributes{"http.request.method": "GET", "peer.service": "billing"}},
+	)
+	e := telemetry.NewEngine(b, nil)
+	ctx := context.Background()
+	in, err := e.Instrumentation(ctx, telemetry.InstrumentationQuery{Window: w, NowMs: w.EndMs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.DBLookalikes != 1 || !slices.Equal(in.DBLookalikeSpans, []string{"reports: query"}) || !slices.Equal(in.DBLookalikeKeys, []string{"query.text"}) {
+		t.Fatalf("lookalikes %d %q %q, want the reports query under query.text", in.DBLookalikes, in.DBLookalikeSpans, in.DBLookalikeKeys)
+	}
+	db, err := e.DBOperations(ctx, telemetry.DBQuery{Window: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.Total != 1 || db.Operations[0].System != "mysql" {
+		t.Fatalf("database operations %+v, want the legacy sql.query span, system mysql", db.Operations)
+	}
+}
