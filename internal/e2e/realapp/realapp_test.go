@@ -13,8 +13,8 @@ import (
 
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
+	"github.com/runlens/runlens/internal/e2e/corpus/answers"
 	"github.com/runlens/runlens/internal/e2e/realapp"
-	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/server"
 )
 
@@ -54,28 +54,7 @@ func startDatabase(t *testing.T, ctx context.Context) string {
 
 // tools is runlens's MCP tool layer, in process: the handler `runlens serve` dispatches every
 // tools/call to (argument validation, flows, shaping, redaction, output validation).
-type tools struct {
-	h *server.Handler
-}
-
-// call calls a tool and decodes its structured answer into out; a tool error fails the test.
-func (tl tools) call(t *testing.T, name string, args map[string]any, out any) {
-	t.Helper()
-	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := tl.h.CallTool(context.Background(), mcp.CallRequest{Name: name, Arguments: raw})
-	if err != nil {
-		t.Fatalf("%s %s: %v", name, raw, err)
-	}
-	if res.IsError {
-		t.Fatalf("%s %s answered a tool error: %s", name, raw, res.Structured)
-	}
-	if err := json.Unmarshal(res.Structured, out); err != nil {
-		t.Fatalf("%s: decode %s: %v", name, res.Structured, err)
-	}
-}
+type tools = answers.Tools
 
 // TestRealApp runs a shop built with real instrumentation libraries — otelhttp on both ends of
 // two services, otelpgx on pgx against a real PostgreSQL, the otelslog bridge — exported by
@@ -112,7 +91,7 @@ func TestRealApp(t *testing.T) {
 		t.Fatalf("the workload's own record is inconsistent, so it cannot judge runlens:\n  %s", strings.Join(bad, "\n  "))
 	}
 	logTruth(t, truth)
-	tl := tools{h: a.Handler(server.ProfileFull)}
+	tl := tools{H: a.Handler(server.ProfileFull)}
 
 	t.Run("get_app_status counts one error per failure and fails", func(t *testing.T) { checkAppStatus(t, tl, truth) })
 	t.Run("get_recent_errors has one occurrence per failure and one group per kind", func(t *testing.T) { checkRecentErrors(t, tl, truth) })
@@ -154,7 +133,7 @@ func sum(m map[string]int) int {
 
 func checkAppStatus(t *testing.T, tl tools, tr *realapp.Truth) {
 	var got appStatus
-	tl.call(t, "get_app_status", nil, &got)
+	tl.Call(t, "get_app_status", nil, &got)
 	if got.Status != "fail" {
 		t.Errorf("status = %q, want fail: the window holds %d failures", got.Status, tr.Occurrences())
 	}
@@ -215,7 +194,7 @@ var kindGroups = []kindGroup{
 
 func checkRecentErrors(t *testing.T, tl tools, tr *realapp.Truth) {
 	var got recentErrors
-	tl.call(t, "get_recent_errors", map[string]any{"limit": 100}, &got)
+	tl.Call(t, "get_recent_errors", map[string]any{"limit": 100}, &got)
 	if got.Count != tr.Occurrences() {
 		t.Errorf("count = %d, want %d occurrences: %d failed requests, 1 failed job run, 1 lone error log",
 			got.Count, tr.Occurrences(), tr.FailedRequests())
@@ -292,7 +271,7 @@ func allRuns(t *testing.T, tl tools, query map[string]any) []run {
 	args := query
 	for range 20 {
 		var got runList
-		tl.call(t, "list_runs", args, &got)
+		tl.Call(t, "list_runs", args, &got)
 		if got.Count != len(got.Runs) {
 			t.Errorf("count = %d but %d runs", got.Count, len(got.Runs))
 		}
@@ -380,7 +359,7 @@ func checkErrorRuns(t *testing.T, tl tools, tr *realapp.Truth) {
 
 func checkLastJob(t *testing.T, tl tools, tr *realapp.Truth) {
 	var got jobResult
-	tl.call(t, "get_last_job_result", map[string]any{"jobName": realapp.JobName}, &got)
+	tl.Call(t, "get_last_job_result", map[string]any{"jobName": realapp.JobName}, &got)
 	last := tr.LastJob()
 	if !got.Found {
 		t.Fatalf("found = false for job %s, which ran %d times", realapp.JobName, len(tr.Jobs))
@@ -435,7 +414,7 @@ func inBracket(t *testing.T, field string, gotMs float64, lo, hi time.Duration) 
 
 func checkShopPerformance(t *testing.T, tl tools, tr *realapp.Truth) {
 	var got performance
-	tl.call(t, "analyze_service_performance", map[string]any{"service": realapp.ServiceShop}, &got)
+	tl.Call(t, "analyze_service_performance", map[string]any{"service": realapp.ServiceShop}, &got)
 	if got.SampleCount != len(tr.Requests) {
 		t.Errorf("sampleCount = %d, want the %d requests the shop served (entry spans only: not its %d other spans)",
 			got.SampleCount, len(tr.Requests), tr.Spans[realapp.ServiceShop]-len(tr.Requests))
@@ -471,7 +450,7 @@ func checkShopPerformance(t *testing.T, tl tools, tr *realapp.Truth) {
 
 func checkFailingOperations(t *testing.T, tl tools, tr *realapp.Truth) {
 	var got performance
-	tl.call(t, "analyze_service_performance", map[string]any{"service": realapp.ServiceShop, "limit": 1}, &got)
+	tl.Call(t, "analyze_service_performance", map[string]any{"service": realapp.ServiceShop, "limit": 1}, &got)
 	for route, s := range tr.Routes() {
 		if s.Errors == 0 {
 			continue
@@ -489,7 +468,7 @@ func checkFailingOperations(t *testing.T, tl tools, tr *realapp.Truth) {
 
 func checkPaymentsPerformance(t *testing.T, tl tools, tr *realapp.Truth) {
 	var got performance
-	tl.call(t, "analyze_service_performance", map[string]any{"service": realapp.ServicePayments}, &got)
+	tl.Call(t, "analyze_service_performance", map[string]any{"service": realapp.ServicePayments}, &got)
 	declined := len(tr.FailuresOf(realapp.KindPaymentDeclined))
 	if got.SampleCount != tr.ChargeRequests || got.ErrorCount != declined {
 		t.Errorf("sampleCount %d, errorCount %d; want the %d charges it served (their parent is the shop's client span), %d declined",
@@ -499,7 +478,7 @@ func checkPaymentsPerformance(t *testing.T, tl tools, tr *realapp.Truth) {
 
 func checkDB(t *testing.T, tl tools, tr *realapp.Truth) {
 	var got dbReport
-	tl.call(t, "analyze_db_bottlenecks", map[string]any{"limit": 20}, &got)
+	tl.Call(t, "analyze_db_bottlenecks", map[string]any{"limit": 20}, &got)
 	st := tr.Statements()
 	if got.SampleCount != len(tr.Queries) {
 		t.Errorf("sampleCount = %d, want the %d statements run; the %d connect and %d pool.acquire spans run none",
@@ -583,7 +562,7 @@ func checkDeclinedRun(t *testing.T, tl tools, tr *realapp.Truth) {
 	traceID := declined[0].TraceID
 	want := tr.CriticalPaths[traceID]
 	var got runDetail
-	tl.call(t, "get_run", map[string]any{"id": traceID, "maxSpans": 200, "maxDepth": 32}, &got)
+	tl.Call(t, "get_run", map[string]any{"id": traceID, "maxSpans": 200, "maxDepth": 32}, &got)
 	byID := map[string]runSpan{}
 	for _, s := range got.Spans {
 		byID[s.SpanID] = s

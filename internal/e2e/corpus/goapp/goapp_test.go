@@ -12,35 +12,13 @@ import (
 
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
+	"github.com/runlens/runlens/internal/e2e/corpus/answers"
 	"github.com/runlens/runlens/internal/e2e/corpus/goapp"
-	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/server"
 )
 
-// tools is runlens's MCP tool layer, in process: the handler `runlens serve` dispatches every
-// tools/call to.
-type tools struct {
-	h *server.Handler
-}
-
-// call calls a tool and decodes its structured answer into out; a tool error fails the test.
-func (tl tools) call(t *testing.T, name string, args map[string]any, out any) {
-	t.Helper()
-	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := tl.h.CallTool(context.Background(), mcp.CallRequest{Name: name, Arguments: raw})
-	if err != nil {
-		t.Fatalf("%s %s: %v", name, raw, err)
-	}
-	if res.IsError {
-		t.Fatalf("%s %s answered a tool error: %s", name, raw, res.Structured)
-	}
-	if err := json.Unmarshal(res.Structured, out); err != nil {
-		t.Fatalf("%s: decode %s: %v", name, res.Structured, err)
-	}
-}
+// tools is runlens's MCP tool layer, in process (package answers).
+type tools = answers.Tools
 
 // TestGoApp runs the four-service shop against real MariaDB and Redis servers, exporting to
 // runlens's receivers (frontend and inventory over OTLP/HTTP, checkout and legacy over
@@ -89,7 +67,7 @@ func TestGoApp(t *testing.T) {
 	if bad := truth.Check(); len(bad) > 0 {
 		t.Fatalf("the app's own record is inconsistent, so it cannot judge runlens:\n  %s", strings.Join(bad, "\n  "))
 	}
-	tl := tools{h: a.Handler(server.ProfileFull)}
+	tl := tools{H: a.Handler(server.ProfileFull)}
 
 	t.Run("list_runs has one run per request, error exactly for the 500s", func(t *testing.T) { checkRuns(t, tl, truth) })
 	t.Run("list_runs status=error returns exactly the 500s", func(t *testing.T) { checkErrorRuns(t, tl, truth) })
@@ -147,7 +125,7 @@ func allRuns(t *testing.T, tl tools, query map[string]any) []run {
 	args := query
 	for range 20 {
 		var got runList
-		tl.call(t, "list_runs", args, &got)
+		tl.Call(t, "list_runs", args, &got)
 		out = append(out, got.Runs...)
 		if got.Page.NextCursor == nil {
 			return out
@@ -220,7 +198,7 @@ func checkErrorRuns(t *testing.T, tl tools, tr *goapp.Truth) {
 
 func checkAppStatus(t *testing.T, tl tools, tr *goapp.Truth) {
 	var got appStatus
-	tl.call(t, "get_app_status", nil, &got)
+	tl.Call(t, "get_app_status", nil, &got)
 	if got.Status != "fail" {
 		t.Errorf("status = %q, truth: %d requests failed → fail", got.Status, tr.StatusCount(5))
 	}
@@ -277,7 +255,7 @@ func checkRecentErrors(t *testing.T, tl tools, tr *goapp.Truth, service string) 
 		args["service"] = service
 	}
 	var got recentErrors
-	tl.call(t, "get_recent_errors", args, &got)
+	tl.Call(t, "get_recent_errors", args, &got)
 	// Every run entered at the frontend, so filtering by it keeps every occurrence.
 	if got.Count != tr.Occurrences() {
 		t.Errorf("count = %d, truth: %d occurrences, one per cause per run", got.Count, tr.Occurrences())
@@ -324,7 +302,7 @@ func checkRecentErrors(t *testing.T, tl tools, tr *goapp.Truth, service string) 
 			for _, r := range runs {
 				if !slices.Contains(g.RelatedRunIDs, r.TraceID) && !slices.Contains(g.RelatedTraceIDs, r.TraceID) {
 					var d runDetail
-					tl.call(t, "get_run", map[string]any{"id": r.TraceID, "maxSpans": 200, "maxDepth": 32}, &d)
+					tl.Call(t, "get_run", map[string]any{"id": r.TraceID, "maxSpans": 200, "maxDepth": 32}, &d)
 					if d.ErrorMessage == nil || !strings.Contains(strings.ToLower(*d.ErrorMessage), phrase) {
 						t.Logf("run %s (%s), get_run errorMessage %s; sent:\n%s", r.TraceID, c, show(d.ErrorMessage), tr.Digest(r.TraceID))
 						break
@@ -354,7 +332,7 @@ func checkHandledRun(t *testing.T, tl tools, tr *goapp.Truth) {
 		t.Fatal("no request returned 200 after a cache timeout")
 	}
 	var got runDetail
-	tl.call(t, "get_run", map[string]any{"id": req.TraceID, "maxSpans": 200, "maxDepth": 32}, &got)
+	tl.Call(t, "get_run", map[string]any{"id": req.TraceID, "maxSpans": 200, "maxDepth": 32}, &got)
 	if got.Status != "ok" {
 		t.Errorf("get_run %s: status %q, errorMessage %s; truth: HTTP 200 after %d retried cache timeouts → ok\nspans sent:\n%s",
 			req.TraceID, got.Status, show(got.ErrorMessage), req.CacheTimeouts, tr.Digest(req.TraceID))
@@ -385,7 +363,7 @@ func checkValidationRun(t *testing.T, tl tools, tr *goapp.Truth, withTimeout boo
 		t.Skipf("no validation failure with cache timeouts = %v in this run", withTimeout)
 	}
 	var got runDetail
-	tl.call(t, "get_run", map[string]any{"id": req.TraceID, "maxSpans": 200, "maxDepth": 32}, &got)
+	tl.Call(t, "get_run", map[string]any{"id": req.TraceID, "maxSpans": 200, "maxDepth": 32}, &got)
 	if got.Status != "error" {
 		t.Errorf("get_run %s: status %q, truth: HTTP 500", req.TraceID, got.Status)
 	}
@@ -397,7 +375,7 @@ func checkValidationRun(t *testing.T, tl tools, tr *goapp.Truth, withTimeout boo
 
 func checkDB(t *testing.T, tl tools, tr *goapp.Truth) {
 	var got dbReport
-	tl.call(t, "analyze_db_bottlenecks", map[string]any{"limit": 20}, &got)
+	tl.Call(t, "analyze_db_bottlenecks", map[string]any{"limit": 20}, &got)
 	if len(got.Operations) == 0 {
 		t.Fatal("no operations")
 	}
@@ -455,7 +433,7 @@ func checkDB(t *testing.T, tl tools, tr *goapp.Truth) {
 		mysqlErrors += s.Errors
 	}
 	var mysql dbReport
-	tl.call(t, "analyze_db_bottlenecks", map[string]any{"limit": 20, "system": goapp.SystemMySQL}, &mysql)
+	tl.Call(t, "analyze_db_bottlenecks", map[string]any{"limit": 20, "system": goapp.SystemMySQL}, &mysql)
 	if mysql.SampleCount != mysqlStatements {
 		t.Errorf("system=mysql: sampleCount = %d, truth: %d statements ran on MariaDB (%d failed):\n%s", mysql.SampleCount, mysqlStatements, mysqlErrors, describeOps(mysql.Operations))
 	}

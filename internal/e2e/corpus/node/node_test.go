@@ -19,9 +19,9 @@ import (
 
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
+	"github.com/runlens/runlens/internal/e2e/corpus/answers"
 	"github.com/runlens/runlens/internal/e2e/dbservers"
 	"github.com/runlens/runlens/internal/e2e/realapp"
-	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/server"
 )
 
@@ -44,29 +44,10 @@ func startPostgres(t *testing.T, ctx context.Context) string {
 	return pg.URL
 }
 
-// tools is runlens's MCP tool layer, in process.
+// tools is runlens's MCP tool layer, in process (package answers).
 type tools struct {
-	h *server.Handler
+	answers.Tools
 	a *app.App
-}
-
-// call calls a tool and decodes its structured answer into out; a tool error fails the test.
-func (tl tools) call(t *testing.T, name string, args map[string]any, out any) {
-	t.Helper()
-	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := tl.h.CallTool(context.Background(), mcp.CallRequest{Name: name, Arguments: raw})
-	if err != nil {
-		t.Fatalf("%s %s: %v", name, raw, err)
-	}
-	if res.IsError {
-		t.Fatalf("%s %s answered a tool error: %s", name, raw, res.Structured)
-	}
-	if err := json.Unmarshal(res.Structured, out); err != nil {
-		t.Fatalf("%s: decode %s: %v", name, res.Structured, err)
-	}
 }
 
 // TestNodeCorpus runs both apps against real databases, exports their telemetry to runlens's
@@ -136,7 +117,7 @@ func TestNodeCorpus(t *testing.T) {
 	}
 	t.Logf("truth:\n%s%s", shop.Summary(), inv.Summary())
 
-	tl := tools{h: a.Handler(server.ProfileFull), a: a}
+	tl := tools{Tools: answers.Tools{H: a.Handler(server.ProfileFull)}, a: a}
 	for _, tr := range []*Truth{shop, inv} {
 		t.Run(tr.Service, func(t *testing.T) {
 			t.Run("get_app_status counts its runs and errors", func(t *testing.T) { checkStatus(t, tl, tr.Service, tr) })
@@ -176,7 +157,7 @@ func scope(service string) string {
 
 func checkStatus(t *testing.T, tl tools, service string, trs ...*Truth) {
 	var got appStatus
-	tl.call(t, "get_app_status", withService(service, nil), &got)
+	tl.Call(t, "get_app_status", withService(service, nil), &got)
 	var occ, handled, reqs, failedReqs, jobs, failedJobs int
 	for _, tr := range trs {
 		occ += tr.Occurrences()
@@ -230,7 +211,7 @@ func allRuns(t *testing.T, tl tools, query map[string]any) []run {
 	args := query
 	for range 30 {
 		var got runList
-		tl.call(t, "list_runs", args, &got)
+		tl.Call(t, "list_runs", args, &got)
 		out = append(out, got.Runs...)
 		if got.Page.NextCursor == nil {
 			return out
@@ -331,7 +312,7 @@ func describeIDs(ids []string, kind map[string]string) []string {
 
 func checkErrors(t *testing.T, tl tools, service string, trs ...*Truth) {
 	var got recentErrors
-	tl.call(t, "get_recent_errors", withService(service, map[string]any{"limit": 100}), &got)
+	tl.Call(t, "get_recent_errors", withService(service, map[string]any{"limit": 100}), &got)
 	occ, causes := 0, 0
 	for _, tr := range trs {
 		occ += tr.Occurrences()
@@ -420,7 +401,7 @@ func checkFailedRuns(t *testing.T, tl tools, tr *Truth) {
 	for _, c := range tr.Causes {
 		id := tr.CauseRuns(c)[0]
 		var got runDetail
-		tl.call(t, "get_run", map[string]any{"id": id, "maxSpans": 200}, &got)
+		tl.Call(t, "get_run", map[string]any{"id": id, "maxSpans": 200}, &got)
 		want := map[bool]string{true: "ok", false: "error"}[c.Handled]
 		if got.Status != want {
 			t.Errorf("cause %s: run %s has status %q, want %s\n%s", c.Key, id, got.Status, want, dumpRun(t, tl, id))
@@ -442,7 +423,7 @@ func checkFailedRuns(t *testing.T, tl tools, tr *Truth) {
 
 func checkDB(t *testing.T, tl tools, tr *Truth) {
 	var got dbReport
-	tl.call(t, "analyze_db_bottlenecks", map[string]any{"service": tr.Service, "limit": 20}, &got)
+	tl.Call(t, "analyze_db_bottlenecks", map[string]any{"service": tr.Service, "limit": 20}, &got)
 	if len(got.Operations) == 0 {
 		t.Fatalf("no operations")
 	}
@@ -474,7 +455,7 @@ func describeOps(ops []dbOperation) string {
 func checkLastJob(t *testing.T, tl tools, tr *Truth) {
 	last := tr.Jobs[len(tr.Jobs)-1]
 	var got jobResult
-	tl.call(t, "get_last_job_result", map[string]any{"jobName": last.Name}, &got)
+	tl.Call(t, "get_last_job_result", map[string]any{"jobName": last.Name}, &got)
 	if !got.Found {
 		t.Fatalf("found = false for job %s, which ran %d times", last.Name, len(tr.Jobs))
 	}
@@ -499,7 +480,7 @@ func checkLastJob(t *testing.T, tl tools, tr *Truth) {
 func dumpRun(t *testing.T, tl tools, id string) string {
 	t.Helper()
 	var got runDetail
-	tl.call(t, "get_run", map[string]any{"id": id, "maxSpans": 100, "detail": "full"}, &got)
+	tl.Call(t, "get_run", map[string]any{"id": id, "maxSpans": 100, "detail": "full"}, &got)
 	var b strings.Builder
 	fmt.Fprintf(&b, "    run %s: status %s, errorMessage %s\n", id, got.Status, show(got.ErrorMessage))
 	for _, s := range got.Spans {
