@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/runlens/runlens/internal/app"
+	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/server"
 )
@@ -169,4 +171,50 @@ type DBReport struct {
 	Operations  []DBOperation `json:"operations"`
 	Page        *Page         `json:"page"`
 	Hint        *string       `json:"hint"`
+}
+
+// Runlens is runlens in process for a corpus test: its app over a project folder, with an
+// OTLP/HTTP and an OTLP/gRPC receiver on loopback ports, and its tool layer.
+type Runlens struct {
+	App *app.App
+	// HTTPAddr and GRPCAddr are the receivers' host:port.
+	HTTPAddr, GRPCAddr string
+	Tools              Tools
+	stop               []func(context.Context) error
+}
+
+// Start starts runlens over the project folder root (the app closes when the test ends).
+func Start(ctx context.Context, t testing.TB, root string) *Runlens {
+	t.Helper()
+	cfg, err := app.LoadConfig(root, func(string) string { return "" },
+		config.Overrides{ProjectRoot: root, Receiver: "127.0.0.1:0", ReceiverGRPC: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	httpRcv, err := a.ListenReceiver(ctx, "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("start the OTLP/HTTP receiver: %v", err)
+	}
+	grpcRcv, err := a.ListenGRPCReceiver(ctx, "127.0.0.1:0")
+	if err != nil {
+		_ = httpRcv.Shutdown(ctx)
+		t.Fatalf("start the OTLP/gRPC receiver: %v", err)
+	}
+	return &Runlens{App: a, HTTPAddr: httpRcv.Addr, GRPCAddr: grpcRcv.Addr, Tools: Tools{H: a.Handler(server.ProfileFull)},
+		stop: []func(context.Context) error{httpRcv.Shutdown, grpcRcv.Shutdown}}
+}
+
+// StopReceivers stops both receivers once what they took is stored; the tools still answer.
+func (r *Runlens) StopReceivers(ctx context.Context, t testing.TB) {
+	t.Helper()
+	for i, stop := range r.stop {
+		if err := stop(ctx); err != nil {
+			t.Fatalf("stop the %s receiver: %v", []string{"OTLP/HTTP", "OTLP/gRPC"}[i], err)
+		}
+	}
 }

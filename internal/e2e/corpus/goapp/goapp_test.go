@@ -10,11 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runlens/runlens/internal/app"
-	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/e2e/corpus/answers"
 	"github.com/runlens/runlens/internal/e2e/corpus/goapp"
-	"github.com/runlens/runlens/internal/server"
 )
 
 // tools is runlens's MCP tool layer, in process (package answers).
@@ -28,38 +25,14 @@ func TestGoApp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	dir := t.TempDir()
-	cfg, err := app.LoadConfig(dir, func(string) string { return "" },
-		config.Overrides{ProjectRoot: dir, Receiver: "127.0.0.1:0", ReceiverGRPC: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	httpRcv, err := a.ListenReceiver(ctx, "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("start the OTLP/HTTP receiver: %v", err)
-	}
-	grpcRcv, err := a.ListenGRPCReceiver(ctx, "127.0.0.1:0")
-	if err != nil {
-		_ = httpRcv.Shutdown(ctx)
-		t.Fatalf("start the OTLP/gRPC receiver: %v", err)
-	}
+	rl := answers.Start(ctx, t, t.TempDir())
 	start := time.Now()
 	truth, runErr := goapp.Run(ctx, goapp.Options{
-		Endpoints: goapp.Endpoints{HTTPURL: "http://" + httpRcv.Addr, GRPCAddr: grpcRcv.Addr},
+		Endpoints: goapp.Endpoints{HTTPURL: "http://" + rl.HTTPAddr, GRPCAddr: rl.GRPCAddr},
 		MariaDSN:  dsn, RedisAddr: redisAddr, Seed: 11,
 	})
 	elapsed := time.Since(start)
-	if err := httpRcv.Shutdown(ctx); err != nil {
-		t.Errorf("stop the OTLP/HTTP receiver: %v", err)
-	}
-	if err := grpcRcv.Shutdown(ctx); err != nil {
-		t.Errorf("stop the OTLP/gRPC receiver: %v", err)
-	}
+	rl.StopReceivers(ctx, t)
 	if runErr != nil {
 		t.Fatalf("run the app: %v", runErr)
 	}
@@ -67,7 +40,7 @@ func TestGoApp(t *testing.T) {
 	if bad := truth.Check(); len(bad) > 0 {
 		t.Fatalf("the app's own record is inconsistent, so it cannot judge runlens:\n  %s", strings.Join(bad, "\n  "))
 	}
-	tl := tools{H: a.Handler(server.ProfileFull)}
+	tl := rl.Tools
 
 	t.Run("list_runs has one run per request, error exactly for the 500s", func(t *testing.T) { checkRuns(t, tl, truth) })
 	t.Run("list_runs status=error returns exactly the 500s", func(t *testing.T) { checkErrorRuns(t, tl, truth) })

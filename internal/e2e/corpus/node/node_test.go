@@ -18,11 +18,9 @@ import (
 	"time"
 
 	"github.com/runlens/runlens/internal/app"
-	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/e2e/corpus/answers"
 	"github.com/runlens/runlens/internal/e2e/dbservers"
 	"github.com/runlens/runlens/internal/e2e/realapp"
-	"github.com/runlens/runlens/internal/server"
 )
 
 // startPostgres starts a throwaway PostgreSQL cluster and returns the URL of a fresh database.
@@ -70,28 +68,10 @@ func TestNodeCorpus(t *testing.T) {
 	seed(t, node, shopDir, "DATABASE_URL="+pgURL)
 	seed(t, node, invDir, "MYSQL_URL="+mysqlURL)
 
-	cfg, err := app.LoadConfig(root, func(string) string { return "" },
-		config.Overrides{ProjectRoot: root, Receiver: "127.0.0.1:0", ReceiverGRPC: "off"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
-	rcv, err := a.ListenReceiver(ctx, "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("start the OTLP/HTTP receiver: %v", err)
-	}
-	grcv, err := a.ListenGRPCReceiver(ctx, "127.0.0.1:0")
-	if err != nil {
-		_ = rcv.Shutdown(ctx)
-		t.Fatalf("start the OTLP/gRPC receiver: %v", err)
-	}
+	rl := answers.Start(ctx, t, root)
 
-	shopApp := startApp(t, node, shopDir, serviceShop, "http/protobuf", "http://"+rcv.Addr, "DATABASE_URL="+pgURL)
-	invApp := startApp(t, node, invDir, serviceInventory, "grpc", "http://"+grcv.Addr, "MYSQL_URL="+mysqlURL, "REDIS_URL="+redisURL)
+	shopApp := startApp(t, node, shopDir, serviceShop, "http/protobuf", "http://"+rl.HTTPAddr, "DATABASE_URL="+pgURL)
+	invApp := startApp(t, node, invDir, serviceInventory, "grpc", "http://"+rl.GRPCAddr, "MYSQL_URL="+mysqlURL, "REDIS_URL="+redisURL)
 	shop := driveShop(t, shopApp, root)
 	inv := driveInventory(t, invApp, root)
 	for _, na := range []*nodeApp{shopApp, invApp} {
@@ -99,12 +79,7 @@ func TestNodeCorpus(t *testing.T) {
 			t.Fatalf("%s did not shut down cleanly: %v\n%s", na.name, err, na.out.String())
 		}
 	}
-	if err := rcv.Shutdown(ctx); err != nil {
-		t.Fatalf("stop the OTLP/HTTP receiver: %v", err)
-	}
-	if err := grcv.Shutdown(ctx); err != nil {
-		t.Fatalf("stop the OTLP/gRPC receiver: %v", err)
-	}
+	rl.StopReceivers(ctx, t)
 	jobTraces(shop, shopApp.logs())
 	for _, c := range []struct {
 		tr  *Truth
@@ -117,7 +92,7 @@ func TestNodeCorpus(t *testing.T) {
 	}
 	t.Logf("truth:\n%s%s", shop.Summary(), inv.Summary())
 
-	tl := tools{Tools: answers.Tools{H: a.Handler(server.ProfileFull)}, a: a}
+	tl := tools{Tools: rl.Tools, a: rl.App}
 	for _, tr := range []*Truth{shop, inv} {
 		t.Run(tr.Service, func(t *testing.T) {
 			t.Run("get_app_status counts its runs and errors", func(t *testing.T) { checkStatus(t, tl, tr.Service, tr) })
