@@ -10,7 +10,6 @@ type (
 	recentErrors = answers.RecentErrors
 	run          = answers.Run
 	runList      = answers.RunList
-	runSpan      = answers.RunSpan
 	runDetail    = answers.RunDetail
 	jobResult    = answers.JobResult
 	dbOperation  = answers.DBOperation
