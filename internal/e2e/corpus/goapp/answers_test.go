@@ -4,13 +4,11 @@ import "github.com/runlens/runlens/internal/e2e/corpus/answers"
 
 // The answers, as the corpus tests read them (package answers).
 type (
-	page         = answers.Page
 	appStatus    = answers.AppStatus
 	errorGroup   = answers.ErrorGroup
 	recentErrors = answers.RecentErrors
 	run          = answers.Run
 	runList      = answers.RunList
-	runSpan      = answers.RunSpan
 	runDetail    = answers.RunDetail
 	dbOperation  = answers.DBOperation
 	dbReport     = answers.DBReport

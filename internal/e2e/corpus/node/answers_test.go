@@ -4,7 +4,6 @@ import "github.com/runlens/runlens/internal/e2e/corpus/answers"
 
 // The answers, as the corpus tests read them (package answers).
 type (
-	page         = answers.Page
 	appStatus    = answers.AppStatus
 	errorGroup   = answers.ErrorGroup
 	recentErrors = answers.RecentErrors
