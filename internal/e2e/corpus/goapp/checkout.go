@@ -126,7 +126,7 @@ func (c *checkout) readCart(ctx context.Context, order int64) error {
 		case err == nil:
 			return nil
 		case errors.As(err, &ne) && ne.Timeout():
-			c.l.cacheTimeout(ctx)
+			c.l.cacheTimeout(ctx, order)
 			c.p.log.WarnContext(ctx, "cart read timed out, retrying", "order", order, "attempt", attempt, "err", err.Error())
 		default:
 			return err

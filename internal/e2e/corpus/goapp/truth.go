@@ -273,10 +273,25 @@ type ledger struct {
 	statements map[string]*Statement
 	lockWaits  int
 	retries    int
+	// timedOut is closed, per order, when a cart read of it first times out.
+	timedOut map[int64]chan struct{}
+}
+
+// firstTimeout is closed when a cart read of order first times out.
+func (l *ledger) firstTimeout(order int64) <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ch := l.timedOut[order]
+	if ch == nil {
+		ch = make(chan struct{})
+		l.timedOut[order] = ch
+	}
+	return ch
 }
 
 func newLedger() *ledger {
-	return &ledger{causes: map[string]map[Cause]bool{}, timeouts: map[string]int{}, statements: map[string]*Statement{}}
+	return &ledger{causes: map[string]map[Cause]bool{}, timeouts: map[string]int{}, statements: map[string]*Statement{},
+		timedOut: map[int64]chan struct{}{}}
 }
 
 func traceOf(ctx context.Context) string {
@@ -293,11 +308,22 @@ func (l *ledger) cause(ctx context.Context, c Cause) {
 	l.causes[id][c] = true
 }
 
-func (l *ledger) cacheTimeout(ctx context.Context) {
+func (l *ledger) cacheTimeout(ctx context.Context, order int64) {
 	l.cause(ctx, CauseCacheTimeout)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.timeouts[traceOf(ctx)]++
+	if ch := l.timedOut[order]; ch == nil {
+		ch = make(chan struct{})
+		close(ch)
+		l.timedOut[order] = ch
+	} else {
+		select {
+		case <-ch:
+		default:
+			close(ch)
+		}
+	}
 }
 
 func (l *ledger) statement(service, system, text string, d time.Duration, err error) {

@@ -55,9 +55,9 @@ const (
 	planVerify = 80
 )
 
-// cartDelay is how long after the request the cart writer writes a slow cart: longer than one
-// read timeout, shorter than two.
-const cartDelay = 25 * time.Millisecond
+// cartWait bounds how long the cart writer of a slow cart waits for its first read to time out
+// (a request answered before it reads its cart ends the wait too).
+const cartWait = 30 * time.Second
 
 const invalidZip = "00000"
 
@@ -336,11 +336,20 @@ func drive(ctx context.Context, base string, carts *redis.Client, plans []plan, 
 func send(ctx context.Context, client *http.Client, base string, carts *redis.Client, p plan, l *ledger) error {
 	var late sync.WaitGroup
 	defer late.Wait()
+	answered := make(chan struct{})
+	defer close(answered)
 	if p.want != http.StatusBadRequest {
 		key := cartKey(p.form.OrderID)
 		if p.slowCart {
+			// Written once the first read has timed out, so the retry finds it: the timeout
+			// happens whatever the machine's load.
+			timedOut := l.firstTimeout(p.form.OrderID)
 			late.Go(func() {
-				time.Sleep(cartDelay)
+				select {
+				case <-timedOut:
+				case <-answered:
+				case <-time.After(cartWait):
+				}
 				_ = carts.RPush(context.WithoutCancel(ctx), key, p.form.SKU).Err()
 			})
 		} else if err := carts.RPush(ctx, key, p.form.SKU).Err(); err != nil {
