@@ -339,17 +339,19 @@ func storedGroupRuns(ctx context.Context, tx *sql.Tx, w telemetry.Window, domain
 	if domain != "" {
 		cond, args = " AND o.OccDomain = ?", append(args, domain)
 	}
-	err := eachRow(ctx, tx, `SELECT o.ServiceName, COALESCE(o.OccDomain, ''), COALESCE(o.Fingerprint, ''), COALESCE(r.ServiceName, ''),
-		r.Seq IS NOT NULL, COALESCE(r.RunErrored, 1), COUNT(*) FROM `+TracesTable+` o INDEXED BY otel_traces_origins
-		LEFT JOIN `+TracesTable+` r ON r.Seq = (
+	// Each origin with its trace's newest root (as traceRuns reads it): the root from the
+	// covering index of roots, the first in its order; an origin without a root is neither
+	// handled nor entered anywhere.
+	err := eachRow(ctx, tx, `SELECT o.ServiceName, COALESCE(o.OccDomain, ''), COALESCE(o.Fingerprint, ''), r.ServiceName, r.RunErrored,
+		COUNT(*) FROM `+TracesTable+` o INDEXED BY otel_traces_origins
+		JOIN `+TracesTable+` r INDEXED BY otel_traces_trace_roots ON r.TraceId = o.TraceId AND r.IsRoot = 1 AND r.Seq = (
 			SELECT x.Seq FROM `+TracesTable+` x INDEXED BY otel_traces_trace_roots WHERE x.TraceId = o.TraceId AND x.IsRoot = 1
 			ORDER BY x.Timestamp DESC, x.SpanId DESC, x.Seq LIMIT 1)
-		WHERE o.IsOrigin = 1 AND o.Timestamp >= ? AND o.Timestamp < ?`+cond+` GROUP BY 1, 2, 3, 4, 5, 6`, args,
+		WHERE o.IsOrigin = 1 AND o.Timestamp >= ? AND o.Timestamp < ?`+cond+` GROUP BY 1, 2, 3, 4, 5`, args,
 		func(scan func(...any) error) error {
 			var svc, dom, fp, entry string
-			var known bool
 			var errored, n int64
-			if err := scan(&svc, &dom, &fp, &entry, &known, &errored, &n); err != nil {
+			if err := scan(&svc, &dom, &fp, &entry, &errored, &n); err != nil {
 				return err
 			}
 			k := [3]string{telemetry.ServiceOf(svc), dom, fp}
@@ -357,9 +359,6 @@ func storedGroupRuns(ctx context.Context, tx *sql.Tx, w telemetry.Window, domain
 			if g == nil {
 				g = &groupRuns{}
 				out[k] = g
-			}
-			if !known {
-				return nil
 			}
 			if errored == 0 {
 				g.handled += n
