@@ -41,9 +41,15 @@ func TestBadInputGivesSensibleAnswers(t *testing.T) {
 	}
 	storm := telemetry.SpanRow{TraceID: "t8", SpanID: "a", Name: "GET /feed", Kind: telemetry.KindServer, Service: "api",
 		StartNs: at(time.Minute), DurationNs: int64(time.Second), StatusCode: telemetry.CodeError}
+	// 100,000 error events of binary text, every thousandth a megabyte long.
+	huge := strings.Repeat("\x00\xff", 1<<19)
 	for i := range 100_000 {
+		msg := huge[:1+i%64]
+		if i%1000 == 0 {
+			msg = huge
+		}
 		storm.Events = append(storm.Events, telemetry.SpanEvent{TimeNs: storm.StartNs + int64(i), Name: "log",
-			Attributes: conventions.Attributes{"level": "error", "message": strings.Repeat("\x00\xff", 64<<10)[:1+i%(128<<10)]}})
+			Attributes: conventions.Attributes{"level": "error", "message": msg}})
 	}
 	tests := []struct {
 		name       string
