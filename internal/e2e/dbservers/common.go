@@ -112,7 +112,8 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// serverEnv is a minimal environment: the servers need nothing of the test's.
+// serverEnv is a minimal environment: the servers need nothing of the test's, and PostgreSQL
+// must not pick up a PGDATA or PGPORT from it.
 func serverEnv() []string {
 	return []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", "TZ=UTC"}
 }
@@ -175,4 +176,10 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+func (b *lockedBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }

@@ -3,17 +3,19 @@ package dbservers
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"net"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/go-sql-driver/mysql"
 )
 
-// One real round trip through a started MariaDB: its own client logs in over TCP as the
-// password user, writes a row into the database and reads it back.
+// One real round trip through a started MariaDB: the Go driver logs in through DSN over TCP as
+// the password user, writes a row into the database and reads it back.
 func TestStartMariaDB(t *testing.T) {
 	m := StartMariaDB(t)
 	if host, _, err := net.SplitHostPort(m.Addr); err != nil || host != "127.0.0.1" {
@@ -22,22 +24,21 @@ func TestStartMariaDB(t *testing.T) {
 	if want := fmt.Sprintf("%s:%s@tcp(%s)/%s?parseTime=true", m.User, m.Password, m.Addr, m.Database); m.DSN() != want {
 		t.Fatalf("DSN() = %q, want %q", m.DSN(), want)
 	}
-	client, err := findProgram("mariadb")
+	db, err := sql.Open("mysql", m.DSN())
 	if err != nil {
-		t.Skipf("the server runs, but no mariadb client to talk to it: %v", err)
+		t.Fatal(err)
 	}
-	host, port, _ := net.SplitHostPort(m.Addr)
+	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, client, "--no-defaults", "--protocol=TCP", "-h", host, "-P", port,
-		"-u", m.User, "-p"+m.Password, "-N", "-B", m.Database,
-		"-e", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO t VALUES (1, 'round trip'); SELECT v FROM t WHERE id = 1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("mariadb client: %v: %s", err, out)
+	for _, q := range []string{"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))", "INSERT INTO t VALUES (1, 'round trip')"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
-	if got := strings.TrimSpace(string(out)); got != "round trip" {
-		t.Fatalf("read back %q, want %q", got, "round trip")
+	var got string
+	if err := db.QueryRowContext(ctx, "SELECT v FROM t WHERE id = 1").Scan(&got); err != nil || got != "round trip" {
+		t.Fatalf("read back %q, %v; want %q", got, err, "round trip")
 	}
 }
 

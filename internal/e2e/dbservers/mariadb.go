@@ -71,7 +71,7 @@ func StartMariaDB(t testing.TB) *MariaDB {
 		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
 	var out bytes.Buffer
 	install.Stdout, install.Stderr = &out, &out
-	install.SysProcAttr = sysProcAttr(cred, false)
+	install.SysProcAttr = sysProcAttr(cred, 0)
 	install.Env = serverEnv()
 	install.Dir = dir
 	if err := install.Run(); err != nil {
@@ -147,7 +147,7 @@ func startMariaDB(server string, cred *runAs, dir, data, socket, initFile string
 		"--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=32M",
 		"--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0", "--max-connections=100",
 		"--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci")
-	cmd.SysProcAttr = sysProcAttr(cred, true)
+	cmd.SysProcAttr = sysProcAttr(cred, syscall.SIGKILL)
 	cmd.Env = serverEnv()
 	cmd.Dir = dir
 	p, err := startProc(cmd)

@@ -96,7 +96,7 @@ func execRedis(server, dir string, port int) *exec.Cmd {
 	cmd := exec.Command(server, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no",
 		"--protected-mode", "yes", "--logfile", "", "--loglevel", "warning")
-	cmd.SysProcAttr = sysProcAttr(nil, true)
+	cmd.SysProcAttr = sysProcAttr(nil, syscall.SIGKILL)
 	cmd.Env = serverEnv()
 	cmd.Dir = dir
 	return cmd

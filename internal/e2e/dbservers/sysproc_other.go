@@ -5,4 +5,4 @@ package dbservers
 import "syscall"
 
 // sysProcAttr: off Linux the servers run as the current user; mariadbd refuses root itself.
-func sysProcAttr(*runAs, bool) *syscall.SysProcAttr { return nil }
+func sysProcAttr(*runAs, syscall.Signal) *syscall.SysProcAttr { return nil }

@@ -7,5 +7,5 @@
 // service), so a test can hold runlens's answers to the workload's own record rather than to
 // anything runlens computed.
 //
-// It also starts the throwaway PostgreSQL cluster the shop runs against (see StartPostgres).
+// The throwaway PostgreSQL cluster it runs against is started by package dbservers.
 package realapp

@@ -14,6 +14,7 @@ import (
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
 	"github.com/runlens/runlens/internal/e2e/corpus/answers"
+	"github.com/runlens/runlens/internal/e2e/dbservers"
 	"github.com/runlens/runlens/internal/e2e/realapp"
 	"github.com/runlens/runlens/internal/server"
 )
@@ -32,11 +33,11 @@ func unavailable(t *testing.T, err error) {
 // ends, and seeds the shop database in it.
 func startDatabase(t *testing.T, ctx context.Context) string {
 	t.Helper()
-	bin, err := realapp.FindPGBin(os.Getenv)
+	bin, err := dbservers.FindPGBin(os.Getenv)
 	if err != nil {
 		unavailable(t, err)
 	}
-	pg, err := realapp.StartPostgres(ctx, bin)
+	pg, err := dbservers.StartPostgres(ctx, bin)
 	if err != nil {
 		unavailable(t, err)
 	}

@@ -20,17 +20,16 @@ import (
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/e2e/corpus/answers"
 	"github.com/runlens/runlens/internal/e2e/dbservers"
-	"github.com/runlens/runlens/internal/e2e/realapp"
 )
 
 // startPostgres starts a throwaway PostgreSQL cluster and returns the URL of a fresh database.
 func startPostgres(t *testing.T, ctx context.Context) string {
 	t.Helper()
-	bin, err := realapp.FindPGBin(os.Getenv)
+	bin, err := dbservers.FindPGBin(os.Getenv)
 	if err != nil {
 		unavailable(t, "PostgreSQL is not available: %v", err)
 	}
-	pg, err := realapp.StartPostgres(ctx, bin)
+	pg, err := dbservers.StartPostgres(ctx, bin)
 	if err != nil {
 		unavailable(t, "PostgreSQL is not available: %v", err)
 	}

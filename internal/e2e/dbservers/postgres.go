@@ -1,4 +1,4 @@
-package realapp
+package dbservers
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -91,33 +91,6 @@ type Postgres struct {
 	stopErr        error
 }
 
-// runAs is the account the server runs as; nil runs it as the current user.
-type runAs struct {
-	name     string
-	uid, gid uint32
-}
-
-// pgUser picks the account for the server: the current one unless it is root, then Debian's
-// postgres account when the package created it, else nobody.
-func pgUser() (*runAs, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	for _, name := range []string{"postgres", "nobody"} {
-		u, err := user.Lookup(name)
-		if err != nil {
-			continue
-		}
-		uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
-		gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
-		if err1 != nil || err2 != nil || uid == 0 {
-			continue
-		}
-		return &runAs{name: name, uid: uint32(uid), gid: uint32(gid)}, nil
-	}
-	return nil, errors.New("running as root and neither a postgres nor a nobody account exists to run the server as")
-}
-
 // startAttempts bounds the retries when another process takes the free port between choosing
 // it and the server binding it.
 const startAttempts = 3
@@ -126,7 +99,7 @@ const startAttempts = 3
 // also when its test fails; a test binary that dies leaves no server behind (the server gets
 // SIGQUIT, PostgreSQL's immediate shutdown, when its parent goes away).
 func StartPostgres(ctx context.Context, bin string) (*Postgres, error) {
-	cred, err := pgUser()
+	cred, err := serverUser("postgres", "nobody")
 	if err != nil {
 		return nil, err
 	}
@@ -181,8 +154,8 @@ func (p *Postgres) initdb(ctx context.Context) error {
 		"--pwfile="+pwfile, "-A", "scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = sysProcAttr(p.cred, false)
-	cmd.Env = pgEnv()
+	cmd.SysProcAttr = sysProcAttr(p.cred, 0)
+	cmd.Env = serverEnv()
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("initdb: %w: %s", err, tail(out.String(), 2000))
 	}
@@ -208,8 +181,8 @@ func (p *Postgres) start(ctx context.Context) error {
 		"-c", "full_page_writes=off", "-c", "max_connections=30", "-c", "shared_buffers=64MB",
 		"-c", "log_min_messages=warning", "-c", "jit=off")
 	cmd.Stdout, cmd.Stderr = p.log, p.log
-	cmd.SysProcAttr = sysProcAttr(p.cred, true)
-	cmd.Env = pgEnv()
+	cmd.SysProcAttr = sysProcAttr(p.cred, syscall.SIGQUIT)
+	cmd.Env = serverEnv()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
@@ -263,8 +236,8 @@ func (p *Postgres) stop() error {
 			cmd := exec.CommandContext(ctx, filepath.Join(p.bin, "pg_ctl"), "stop", "-D", p.data, "-m", "immediate", "-w", "-t", "10")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
-			cmd.SysProcAttr = sysProcAttr(p.cred, false)
-			cmd.Env = pgEnv()
+			cmd.SysProcAttr = sysProcAttr(p.cred, 0)
+			cmd.Env = serverEnv()
 			if err := cmd.Run(); err != nil {
 				errs = append(errs, fmt.Errorf("pg_ctl stop: %w: %s", err, tail(out.String(), 500)))
 			}
@@ -285,50 +258,3 @@ func (p *Postgres) stop() error {
 
 // ServerLog is the tail of what the server wrote, for failure messages.
 func (p *Postgres) ServerLog() string { return tail(p.log.String(), 4000) }
-
-// pgEnv is a minimal environment: the server needs no variable of the test's, and must not
-// pick up a PGDATA or PGPORT from it.
-func pgEnv() []string {
-	return []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "TZ=UTC"}
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free loopback port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
-}
-
-// lockedBuffer collects a child's output while it runs.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *lockedBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Reset()
-}
