@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/runlens/runlens/internal/telemetry/conventions"
@@ -195,5 +196,15 @@ func TestTheCauseThatFailedTheRunLeadsItsAnswer(t *testing.T) {
 	}
 	if len(occ) != 2 || len(decisive) != 1 || decisive[0] != "check constraint qty_limit failed" {
 		t.Fatalf("occurrences %+v: decisive %q, want the constraint failure", occ, decisive)
+	}
+}
+
+func TestAGroupListsTheFirstFiveEntryServicesByName(t *testing.T) {
+	got := FirstEntryServices([]string{"web", "admin", "web", "cron", "api", "zeta", "batch", "mobile"})
+	if want := []string{"admin", "api", "batch", "cron", "mobile"}; !slices.Equal(got, want) || cap(got) != MaxRelated {
+		t.Fatalf("entry services %q (cap %d), want %q: distinct, by name, at most %d", got, cap(got), want, MaxRelated)
+	}
+	if got := FirstEntryServices(nil); got != nil {
+		t.Fatalf("no entry service gives %q, want nil", got)
 	}
 }
