@@ -11,7 +11,6 @@ import (
 
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
-	"github.com/runlens/runlens/internal/conformance"
 	"github.com/runlens/runlens/internal/gcpolicy"
 	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/server"
@@ -33,7 +32,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Profile, "profile", "", "tool `profile`: full or compact")
 	fs.StringVar(&o.Receiver, "receiver", "", "OTLP/HTTP receiver `address`, or off (turns off both receivers)")
 	fs.StringVar(&o.ReceiverGRPC, "receiver-grpc", "", "OTLP/gRPC receiver `address`, or off")
-	fixtures := fs.Bool("test-fixtures", false, "serve the conformance suite's fixture tools (tests only)")
+	fixtures := fs.Bool("test-fixtures", false, "serve the conformance suite's fixture tools (a build with -tags conformance only)")
 	pageSize := fs.Int("page-size", 0, "tools/list page size (0: all tools on one page; tests only)")
 	fs.hide("test-fixtures", "page-size")
 	fs.defaultIs("project-root", "$RUNLENS_PROJECT_ROOT, else the current directory")
@@ -72,7 +71,11 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var h mcp.Handler = a.Handler(profile)
 	if *fixtures {
-		h = conformance.Wrap(h)
+		if wrapFixtures == nil {
+			fmt.Fprintln(stderr, "runlens: --test-fixtures needs a build with -tags conformance")
+			return 2
+		}
+		h = wrapFixtures(h)
 	}
 
 	// A host that closes our stdout must not kill the process mid-drain: with SIGPIPE ignored

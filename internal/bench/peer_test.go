@@ -9,6 +9,7 @@ import (
 
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/internal/golden"
 )
 
 // peerTool is one tool as the peer's snapshot (peer/tools.json) holds it.
@@ -51,16 +52,7 @@ func TestPeerToolsMatchTheRegistry(t *testing.T) {
 	}
 	want = append(want, '\n')
 	path := filepath.Join("peer", "tools.json")
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
+	if got := golden.Read(t, path, want); !bytes.Equal(got, want) {
 		t.Errorf("%s is out of date with gen.Tools: run UPDATE_GOLDEN=1 go test ./internal/bench -run TestPeerToolsMatchTheRegistry", path)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runlens/runlens/internal/golden"
 )
 
 // TestToolSnapshotsMatch compares what tools/list serves for each tool (name, title,
@@ -15,7 +17,7 @@ import (
 func TestToolSnapshotsMatch(t *testing.T) {
 	_, m := generateProject(t)
 	dir := filepath.Join("testdata", "toolsnaps")
-	update := os.Getenv("UPDATE_GOLDEN") == "1"
+	update := golden.Updating()
 	want := map[string]bool{}
 	for _, tool := range m.Tools() {
 		name := tool.Meta.Name + ".json"
@@ -25,23 +27,9 @@ func TestToolSnapshotsMatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, name)
-		golden, err := os.ReadFile(path)
-		switch {
-		case update || (os.IsNotExist(err) && os.Getenv("CI") == ""):
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if !update {
-				t.Logf("wrote the missing snapshot %s", path)
-			}
-		case err != nil:
-			t.Errorf("snapshot %s: %v (run with UPDATE_GOLDEN=1 to create it)", path, err)
-		case !bytes.Equal(golden, got):
+		if want := golden.Read(t, path, got); !bytes.Equal(want, got) {
 			t.Errorf("tools/list entry of %s changed; if intended, run UPDATE_GOLDEN=1 go test ./internal/codegen/\n%s",
-				tool.Meta.Name, unifiedDiff(path, "generated", string(golden), string(got)))
+				tool.Meta.Name, unifiedDiff(path, "generated", string(want), string(got)))
 		}
 	}
 	entries, _ := os.ReadDir(dir)

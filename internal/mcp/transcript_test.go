@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runlens/runlens/internal/golden"
 	"golang.org/x/tools/txtar"
 )
 
@@ -187,7 +188,7 @@ func runTranscript(t *testing.T, file string) {
 		slices.Sort(got)
 		slices.Sort(tr.server)
 	}
-	if os.Getenv("UPDATE_GOLDEN") != "" {
+	if golden.Updating() {
 		tr.archive.Files[tr.section].Data = []byte(strings.Join(got, "\n") + "\n")
 		if err := os.WriteFile(file, txtar.Format(tr.archive), 0o644); err != nil {
 			t.Fatal(err)

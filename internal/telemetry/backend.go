@@ -156,6 +156,14 @@ type SpanScan struct {
 	Invocation string
 }
 
+// FailingScan selects what a FailingTraceScanner reads: the rows of the traces with a span of
+// status Error that started in Window (error log records only, for logs), at most Limit.
+type FailingScan struct {
+	Window Window
+	Limit  int
+	Fields Fields
+}
+
 // LogScan selects log records. Zero fields do not filter.
 type LogScan struct {
 	Window  Window

@@ -114,6 +114,15 @@ type (
 	DBAggregator interface {
 		AggregateDB(ctx context.Context, q DBQuery, conv *conventions.Conventions) (r DBReport, handled bool, err error)
 	}
+	// FailingTraceScanner reads in one pass what the engine otherwise reads by lists of trace
+	// ids: the spans, and the error logs, of the traces with an error span in a window (a
+	// backend where every list costs a scan of the window's trace ids answers a day's
+	// thousands of failing traces with one scan instead of one per list). It returns the rows
+	// the lists would, newest first, cut at the limit.
+	FailingTraceScanner interface {
+		ScanFailingTraceSpans(ctx context.Context, s FailingScan) (SpanBatch, error)
+		ScanFailingTraceLogs(ctx context.Context, s FailingScan) (LogBatch, error)
+	}
 	// RunResolver finds the trace of a run id (an execution id) faster than a scan.
 	RunResolver interface {
 		ResolveRun(ctx context.Context, id string, conv *conventions.Conventions) (traceID string, handled bool, err error)

@@ -50,16 +50,11 @@ func (e *Engine) occurrences(ctx context.Context, w Window, asOf int64, invocati
 	}
 	set.limited = set.limited || lim
 	failing := sortedUnique(keys(traceSet))
-	spans, lim, n, err := e.traceSpans(ctx, failing, false, asOf, FieldAttributes|FieldEvents)
+	spans, logs, lim, n, err := e.failingTraces(ctx, w, failing, errSpans.Limited, asOf, invocation)
 	if err != nil {
 		return set, err
 	}
 	set.limited, set.scanned = set.limited || lim, set.scanned+n
-	logs, lim, err := e.traceLogs(ctx, failing, asOf)
-	if err != nil {
-		return set, err
-	}
-	set.limited = set.limited || lim
 	set.erroredTraces = traceSet
 	for _, t := range failing {
 		for _, o := range TraceOccurrences(e.conv, spans[t], logs[t]) {
@@ -87,6 +82,45 @@ func (e *Engine) occurrences(ctx context.Context, w Window, asOf int64, invocati
 		set.list = append(set.list, LogOccurrence(e.conv, l, roots[l.TraceID]))
 	}
 	return set, nil
+}
+
+// failingTraces reads the spans (with attributes and events) and the error logs of the failing
+// traces of window w. A backend that reads them in one pass is asked when the list of traces is
+// every failing trace of the window (the scan of error spans was not cut) and its answer is
+// whole; otherwise, or when it was cut, the traces are read by lists of ids.
+func (e *Engine) failingTraces(ctx context.Context, w Window, failing []string, cut bool, asOf int64, invocation string) (map[string][]SpanRow, map[string][]LogRow, bool, int64, error) {
+	if c, ok := capability[FailingTraceScanner](e, invocation); ok && !cut && asOf == 0 && len(failing) > 0 {
+		spans, err := c.ScanFailingTraceSpans(ctx, FailingScan{Window: w, Limit: e.limits.MaxScanRows, Fields: FieldAttributes | FieldEvents})
+		if err != nil {
+			return nil, nil, false, 0, err
+		}
+		if !spans.Limited {
+			logs, err := c.ScanFailingTraceLogs(ctx, FailingScan{Window: w, Limit: e.limits.MaxScanRows, Fields: FieldAttributes})
+			if err != nil {
+				return nil, nil, false, 0, err
+			}
+			if !logs.Limited {
+				bySpan := make(map[string][]SpanRow, len(failing))
+				for _, s := range spans.Spans {
+					bySpan[s.TraceID] = append(bySpan[s.TraceID], s)
+				}
+				byLog := make(map[string][]LogRow, len(failing))
+				for _, l := range logs.Logs {
+					byLog[l.TraceID] = append(byLog[l.TraceID], l)
+				}
+				return bySpan, byLog, false, spans.Scanned, nil
+			}
+		}
+	}
+	spans, lim, n, err := e.traceSpans(ctx, failing, false, asOf, FieldAttributes|FieldEvents)
+	if err != nil {
+		return nil, nil, false, 0, err
+	}
+	logs, lim2, err := e.traceLogs(ctx, failing, asOf)
+	if err != nil {
+		return nil, nil, false, 0, err
+	}
+	return spans, logs, lim || lim2, n, nil
 }
 
 // traceRoots returns the run of each trace that has a root span.

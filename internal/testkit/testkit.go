@@ -55,13 +55,14 @@ func Binary(dir string) (string, error) {
 		out := filepath.Join(dir, "runlens")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/runlens")
+		// The conformance suite's fixture tools are linked only into this test build.
+		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "conformance", "-o", out, "./cmd/runlens")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
-			binErr = fmt.Errorf("go build ./cmd/runlens: %w\n%s", err, stderr.String())
+			binErr = fmt.Errorf("go build -tags conformance ./cmd/runlens: %w\n%s", err, stderr.String())
 			return
 		}
 		binPath = out

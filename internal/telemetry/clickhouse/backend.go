@@ -133,10 +133,14 @@ func serviceName(q *sqlText, svc string) string {
 	return q.str(svc)
 }
 
-// spanWhere writes the WHERE clause of a span scan.
-func (b *Backend) spanWhere(q *sqlText, s *telemetry.SpanScan) {
+// spanWhere writes the WHERE clause of a span scan; failing, when not nil, keeps the spans of
+// the traces with an error span in that window.
+func (b *Backend) spanWhere(q *sqlText, s *telemetry.SpanScan, failing *telemetry.Window) {
 	q.w(" WHERE ")
 	window(q, "Timestamp", s.Window)
+	if failing != nil {
+		b.failingTraces(q, *failing)
+	}
 	if s.Service != "" {
 		service(q, s.Service)
 	}
@@ -164,6 +168,15 @@ func (b *Backend) spanWhere(q *sqlText, s *telemetry.SpanScan) {
 	}
 }
 
+// failingTraces writes the condition of the traces with a span of status Error in window w: a
+// subquery ClickHouse runs once into a set, so the table's TraceId column is read once however
+// many traces fail (a list of ids costs that read per list).
+func (b *Backend) failingTraces(q *sqlText, w telemetry.Window) {
+	q.w(" AND TraceId GLOBAL IN (SELECT TraceId FROM ", b.traces, " WHERE ")
+	window(q, "Timestamp", w)
+	q.w(" AND StatusCode = 'Error')")
+}
+
 // lookupWindow narrows a scan of traces to the seconds they span, read from the exporter's
 // trace-id lookup table (TraceId, Start, End, filled by its materialized view), so ClickHouse
 // prunes partitions and granules instead of reading every partition's TraceId bloom filter.
@@ -183,6 +196,21 @@ func (b *Backend) lookupWindow(q *sqlText, ids string, traces []string) {
 // ScanSpans implements telemetry.Backend: one query, newest (or oldest) first, one copy per
 // trace and span id, at most Limit rows (one more is asked for to know whether more matched).
 func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetry.SpanBatch, error) {
+	return b.scanSpans(ctx, s, nil)
+}
+
+// ScanFailingTraceSpans implements telemetry.FailingTraceScanner.
+func (b *Backend) ScanFailingTraceSpans(ctx context.Context, f telemetry.FailingScan) (telemetry.SpanBatch, error) {
+	return b.scanSpans(ctx, telemetry.SpanScan{Limit: f.Limit, Fields: f.Fields}, &f.Window)
+}
+
+// ScanFailingTraceLogs implements telemetry.FailingTraceScanner.
+func (b *Backend) ScanFailingTraceLogs(ctx context.Context, f telemetry.FailingScan) (telemetry.LogBatch, error) {
+	return b.scanLogs(ctx, telemetry.LogScan{ErrorsOnly: true, Limit: f.Limit, Fields: f.Fields}, &f.Window)
+}
+
+// scanSpans is ScanSpans with spanWhere's failing condition.
+func (b *Backend) scanSpans(ctx context.Context, s telemetry.SpanScan, failing *telemetry.Window) (telemetry.SpanBatch, error) {
 	if err := b.ready(ctx); err != nil {
 		return telemetry.SpanBatch{}, err
 	}
@@ -202,7 +230,7 @@ func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetr
 		q.w(", ResourceAttributes")
 	}
 	q.w(" FROM ", b.traces)
-	b.spanWhere(q, &s)
+	b.spanWhere(q, &s, failing)
 	dir := " DESC"
 	if s.Oldest {
 		dir = " ASC"
@@ -227,7 +255,7 @@ func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetr
 	if limited {
 		c := &sqlText{}
 		c.w("SELECT uniqExact(TraceId, SpanId) FROM ", b.traces)
-		b.spanWhere(c, &s)
+		b.spanWhere(c, &s, failing)
 		if batch.Matched, err = b.count(ctx, c); err != nil {
 			return telemetry.SpanBatch{}, err
 		}
@@ -281,6 +309,11 @@ func scanSpan(rows driver.Rows, f telemetry.Fields) (telemetry.SpanRow, error) {
 
 // ScanLogs implements telemetry.Backend.
 func (b *Backend) ScanLogs(ctx context.Context, s telemetry.LogScan) (telemetry.LogBatch, error) {
+	return b.scanLogs(ctx, s, nil)
+}
+
+// scanLogs is ScanLogs with logWhere's failing condition.
+func (b *Backend) scanLogs(ctx context.Context, s telemetry.LogScan, failing *telemetry.Window) (telemetry.LogBatch, error) {
 	if err := b.ready(ctx); err != nil {
 		return telemetry.LogBatch{}, err
 	}
@@ -296,7 +329,7 @@ func (b *Backend) ScanLogs(ctx context.Context, s telemetry.LogScan) (telemetry.
 	if s.Fields&telemetry.FieldResource != 0 {
 		q.w(", ResourceAttributes")
 	}
-	b.logWhere(q, &s)
+	b.logWhere(q, &s, failing)
 	dir := " DESC"
 	if s.Oldest {
 		dir = " ASC"
@@ -337,7 +370,7 @@ func (b *Backend) ScanLogs(ctx context.Context, s telemetry.LogScan) (telemetry.
 	if limited {
 		c := &sqlText{}
 		c.w("SELECT count()")
-		b.logWhere(c, &s)
+		b.logWhere(c, &s, failing)
 		if batch.Matched, err = b.count(ctx, c); err != nil {
 			return telemetry.LogBatch{}, err
 		}
@@ -346,10 +379,14 @@ func (b *Backend) ScanLogs(ctx context.Context, s telemetry.LogScan) (telemetry.
 	return batch, nil
 }
 
-// logWhere writes the FROM and WHERE clauses of a log scan.
-func (b *Backend) logWhere(q *sqlText, s *telemetry.LogScan) {
+// logWhere writes the FROM and WHERE clauses of a log scan; failing, when not nil, keeps the
+// records of the traces with an error span in that window.
+func (b *Backend) logWhere(q *sqlText, s *telemetry.LogScan, failing *telemetry.Window) {
 	q.w(" FROM ", b.logs, " WHERE ")
 	window(q, "Timestamp", s.Window)
+	if failing != nil {
+		b.failingTraces(q, *failing)
+	}
 	if s.Service != "" {
 		service(q, s.Service)
 	}

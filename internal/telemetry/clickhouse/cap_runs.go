@@ -12,8 +12,9 @@ import (
 )
 
 var (
-	_ telemetry.RunLister        = (*Backend)(nil)
-	_ telemetry.StatusAggregator = (*Backend)(nil)
+	_ telemetry.RunLister           = (*Backend)(nil)
+	_ telemetry.StatusAggregator    = (*Backend)(nil)
+	_ telemetry.FailingTraceScanner = (*Backend)(nil)
 )
 
 // runsSubquery writes a subquery of the window's runs — one row per root span (one copy per

@@ -1,21 +1,15 @@
 package store
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
-	"github.com/runlens/runlens/internal/telemetry/fixture"
-	"github.com/runlens/runlens/internal/telemetry/flatten"
 )
 
 // derivationVersion changes whenever the code below gives a derived column another meaning,
@@ -24,59 +18,19 @@ import (
 const derivationVersion = 3
 
 // conventionsFingerprint identifies the derived columns' inputs: the conventions document, the
-// derivation code, and what the engine's functions answer (behaviour). The store records it in
-// meta; a capability asked with other conventions, or while a recomputation is unfinished, does
-// not trust the derived columns.
+// derivation code (derivationVersion) and the engine's semantics (telemetry.SemanticsVersion,
+// which a golden test of what the engine answers over the fixture holds to the code). The store
+// records it in meta; a capability asked with other conventions, or while a recomputation is
+// unfinished, does not trust the derived columns.
 func conventionsFingerprint(c *conventions.Conventions) string {
 	doc, err := json.Marshal(c)
 	if err != nil { // a struct of strings and slices always encodes
 		doc = nil
 	}
 	h := sha256.New()
-	h.Write([]byte(strconv.Itoa(derivationVersion) + "\x00"))
+	h.Write([]byte(strconv.Itoa(derivationVersion) + "\x00" + strconv.Itoa(telemetry.SemanticsVersion) + "\x00"))
 	h.Write(doc)
-	h.Write([]byte(behaviour(c)))
 	return hex.EncodeToString(h.Sum(nil)[:8])
-}
-
-// behaviour digests what the engine's functions answer, with c, over a sample of telemetry: the
-// fixture dataset of c's preset, as the store would derive it. The derived columns hold those
-// answers, so a build whose engine answers otherwise (its semantics changed) recomputes them
-// even if nobody changed derivationVersion.
-func behaviour(c *conventions.Conventions) string {
-	d, err := fixture.New(fixture.Options{Preset: c.Preset, Now: time.Unix(1_700_000_000, 0).UTC(), Seed: 1})
-	if err != nil {
-		return "no sample: " + err.Error()
-	}
-	spans, _ := flatten.Spans(d.Traces)
-	logs := flatten.Logs(d.Logs, d.Now)
-	dv := newDeriver(c)
-	h := sha256.New()
-	byTrace := map[string][]telemetry.SpanRow{}
-	for i := range spans {
-		fmt.Fprintf(h, "%+v\n", dv.deriveSpan(&spans[i]))
-		byTrace[spans[i].TraceID] = append(byTrace[spans[i].TraceID], spans[i])
-	}
-	errLogs := map[string][]telemetry.LogRow{}
-	for i := range logs {
-		if logs[i].IsError() {
-			fmt.Fprintf(h, "%+v\n", dv.deriveLog(&logs[i]))
-			errLogs[logs[i].TraceID] = append(errLogs[logs[i].TraceID], logs[i])
-		}
-	}
-	traces := make([]string, 0, len(byTrace))
-	for t := range byTrace {
-		traces = append(traces, t)
-	}
-	slices.Sort(traces)
-	for _, t := range traces {
-		ss := byTrace[t]
-		slices.SortStableFunc(ss, func(a, b telemetry.SpanRow) int {
-			return cmp.Or(cmp.Compare(b.StartNs, a.StartNs), cmp.Compare(b.SpanID, a.SpanID))
-		})
-		fmt.Fprintf(h, "%+v\n%+v\n", telemetry.ShapeTrace(ss), telemetry.TraceOccurrences(c, ss, errLogs[t]))
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // spanDerived are the columns one span's own fields give (schema.go); the trace-level ones

@@ -324,18 +324,3 @@ func waitDerived(t *testing.T, s *Store, conv *conventions.Conventions) {
 		time.Sleep(5 * time.Millisecond) // polling a condition with a deadline, not synchronising
 	}
 }
-
-func TestTheFingerprintFollowsTheConventionsAndTheEngine(t *testing.T) {
-	otel, netscript := mustPreset(t, "otel"), mustPreset(t, "netscript")
-	if conventionsFingerprint(otel) != conventionsFingerprint(mustPreset(t, "otel")) {
-		t.Fatal("the same conventions give two fingerprints")
-	}
-	if conventionsFingerprint(otel) == conventionsFingerprint(netscript) {
-		t.Fatal("two presets give one fingerprint")
-	}
-	// The engine's answers over the sample are part of it: derived columns computed by a build
-	// whose engine answered otherwise do not match.
-	if behaviour(otel) == behaviour(netscript) || len(behaviour(otel)) != 64 {
-		t.Fatalf("behaviour digests %q and %q", behaviour(otel), behaviour(netscript))
-	}
-}
