@@ -62,6 +62,10 @@ test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-clie
 	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -timeout 20m ./internal/compat/...
 	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./internal/mcp
 
+.PHONY: corpus-capture
+corpus-capture: ## Run the corpus apps and write their telemetry and truth again (internal/e2e/corpus/captured).
+	RUNLENS_CORPUS_CAPTURE=1 RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -timeout 15m ./internal/e2e/corpus/goapp/ ./internal/e2e/corpus/node/
+
 .PHONY: test-compat
 test-compat: ## Run only the real-client compatibility suite.
 	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -v ./internal/compat/...

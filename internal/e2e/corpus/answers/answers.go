@@ -7,12 +7,16 @@ package answers
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
+	"github.com/runlens/runlens/internal/e2e/corpus/captured"
 	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/server"
+	"github.com/runlens/runlens/internal/telemetry/store"
 )
 
 // Tools is runlens's MCP tool layer, in process: the handler `runlens serve` dispatches every
@@ -217,4 +221,23 @@ func (r *Runlens) StopReceivers(ctx context.Context, t testing.TB) {
 			t.Fatalf("stop the %s receiver: %v", []string{"OTLP/HTTP", "OTLP/gRPC"}[i], err)
 		}
 	}
+}
+
+// Capture writes what runlens stored of the app, with the workload's truth, to the corpus
+// captures (package captured) when RUNLENS_CORPUS_CAPTURE=1; the backends' tests hold every
+// backend to that truth. It is a no-op otherwise.
+func (r *Runlens) Capture(ctx context.Context, t testing.TB, app string, end time.Time, truth captured.Truth) {
+	t.Helper()
+	if os.Getenv("RUNLENS_CORPUS_CAPTURE") != "1" {
+		return
+	}
+	st, err := r.App.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := captured.Path("..", app)
+	if err := captured.Save(ctx, store.NewBackend(st), path, app, end, truth); err != nil {
+		t.Fatalf("capture %s: %v", app, err)
+	}
+	t.Logf("captured %s into %s", app, path)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runlens/runlens/internal/e2e/corpus/answers"
+	"github.com/runlens/runlens/internal/e2e/corpus/captured"
 	"github.com/runlens/runlens/internal/e2e/corpus/goapp"
 )
 
@@ -40,6 +41,16 @@ func TestGoApp(t *testing.T) {
 	if bad := truth.Check(); len(bad) > 0 {
 		t.Fatalf("the app's own record is inconsistent, so it cannot judge runlens:\n  %s", strings.Join(bad, "\n  "))
 	}
+	causes := 0
+	for _, c := range []goapp.Cause{goapp.CauseAddressInvalid, goapp.CauseQtyLimit, goapp.CauseCacheTimeout} {
+		if len(truth.RunsWith(c)) > 0 {
+			causes++
+		}
+	}
+	rl.Capture(ctx, t, "goapp", time.Now(), captured.Truth{
+		Runs: len(truth.Requests), Domains: []string{"http"}, FailedRuns: truth.FailedTraceIDs(), Occurrences: truth.Occurrences(),
+		Handled: truth.HandledOccurrences(), Causes: causes, SlowStatements: map[string]string{"": "SLEEP"},
+	})
 	tl := rl.Tools
 
 	t.Run("list_runs has one run per request, error exactly for the 500s", func(t *testing.T) { checkRuns(t, tl, truth) })

@@ -181,6 +181,7 @@ func driveInventory(t *testing.T, app *nodeApp, root string) *Truth {
 			d.do("GET", "/reports/summary", "GET /reports/:kind", nil, 200, nil)
 		case 3:
 			d.do("GET", "/valuation", "GET /valuation", nil, 200, nil)
+			d.do("GET", "/valuation", "GET /valuation", nil, 200, nil)
 		}
 	}
 	return tr
