@@ -233,7 +233,7 @@ func (a *App) telemetrySource() telemetry.Source {
 			return telemetry.NewEngine(b, conv), nil
 		}, info: telemetry.SourceInfo{Kind: jaeger.Kind, Endpoint: endpoint, Note: jaeger.Note}}
 	default:
-		return &unsupportedSource{info: telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint}}
+		return unsupportedSource(telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint})
 	}
 }
 

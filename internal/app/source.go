@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -24,9 +25,17 @@ type lazySource struct {
 
 var _ telemetry.Source = (*lazySource)(nil)
 
+// unsupportedSource stands for a configured backend this build cannot read: every query says
+// so as an unreachable source, which the tools and the doctor report with a fix.
+func unsupportedSource(info telemetry.SourceInfo) *lazySource {
+	return &lazySource{info: info, open: func(context.Context) (telemetry.Source, error) {
+		return nil, fmt.Errorf("%w: the %s source is not supported by this build; use the embedded store (sqlite:PATH)", telemetry.ErrUnreachable, info.Kind)
+	}}
+}
+
 // get returns the opened source. A failure the user can act on is already a tool error (a
-// source store that does not exist) and is passed on as it is; any other is an unreachable
-// source.
+// source store that does not exist) or says the source is unreachable, and is passed on as it
+// is; any other is an unreachable source.
 func (l *lazySource) get(ctx context.Context) (telemetry.Source, error) {
 	if s := l.src.Load(); s != nil {
 		return *s, nil
@@ -37,7 +46,7 @@ func (l *lazySource) get(ctx context.Context) (telemetry.Source, error) {
 		return *s, nil
 	}
 	src, err := l.open(ctx)
-	if _, ok := toolerr.As(err); ok {
+	if _, ok := toolerr.As(err); ok || errors.Is(err, telemetry.ErrUnreachable) {
 		return nil, err
 	}
 	if err != nil {
@@ -47,78 +56,69 @@ func (l *lazySource) get(ctx context.Context) (telemetry.Source, error) {
 	return src, nil
 }
 
-func (l *lazySource) Status(ctx context.Context, q telemetry.StatusQuery) (telemetry.Status, error) {
+// call asks the opened source a question: f is the telemetry.Source method, as a method
+// expression.
+func call[Q, R any](ctx context.Context, l *lazySource, q Q, f func(telemetry.Source, context.Context, Q) (R, error)) (R, error) {
 	s, err := l.get(ctx)
 	if err != nil {
-		return telemetry.Status{}, err
+		var zero R
+		return zero, err
 	}
-	return s.Status(ctx, q)
+	return f(s, ctx, q)
+}
+
+func (l *lazySource) Status(ctx context.Context, q telemetry.StatusQuery) (telemetry.Status, error) {
+	return call(ctx, l, q, telemetry.Source.Status)
 }
 
 func (l *lazySource) Runs(ctx context.Context, q telemetry.RunsQuery) (telemetry.RunPage, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return telemetry.RunPage{}, err
-	}
-	return s.Runs(ctx, q)
+	return call(ctx, l, q, telemetry.Source.Runs)
 }
 
 func (l *lazySource) Run(ctx context.Context, q telemetry.RunQuery) (telemetry.Run, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return telemetry.Run{}, err
-	}
-	return s.Run(ctx, q)
+	return call(ctx, l, q, telemetry.Source.Run)
 }
 
 func (l *lazySource) Errors(ctx context.Context, q telemetry.ErrorsQuery) (telemetry.ErrorReport, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return telemetry.ErrorReport{}, err
-	}
-	return s.Errors(ctx, q)
+	return call(ctx, l, q, telemetry.Source.Errors)
 }
 
 func (l *lazySource) LastJob(ctx context.Context, q telemetry.JobQuery) (telemetry.JobResult, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return telemetry.JobResult{}, err
-	}
-	return s.LastJob(ctx, q)
+	return call(ctx, l, q, telemetry.Source.LastJob)
 }
 
 func (l *lazySource) ServicePerformance(ctx context.Context, q telemetry.PerformanceQuery) (telemetry.Performance, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return telemetry.Performance{}, err
-	}
-	return s.ServicePerformance(ctx, q)
+	return call(ctx, l, q, telemetry.Source.ServicePerformance)
 }
 
 func (l *lazySource) DBOperations(ctx context.Context, q telemetry.DBQuery) (telemetry.DBReport, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return telemetry.DBReport{}, err
-	}
-	return s.DBOperations(ctx, q)
+	return call(ctx, l, q, telemetry.Source.DBOperations)
 }
 
 func (l *lazySource) Services(ctx context.Context, limit int) ([]string, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.Services(ctx, limit)
+	return call(ctx, l, limit, telemetry.Source.Services)
 }
 
 func (l *lazySource) Fingerprint(ctx context.Context) (telemetry.Snapshot, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return telemetry.Snapshot{}, err
-	}
-	return s.Fingerprint(ctx)
+	return call(ctx, l, struct{}{}, func(s telemetry.Source, ctx context.Context, _ struct{}) (telemetry.Snapshot, error) {
+		return s.Fingerprint(ctx)
+	})
 }
 
+func (l *lazySource) Instrumentation(ctx context.Context, q telemetry.InstrumentationQuery) (telemetry.Instrumentation, error) {
+	return call(ctx, l, q, telemetry.Source.Instrumentation)
+}
+
+func (l *lazySource) SampleSpans(ctx context.Context, refs []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
+	return call(ctx, l, refs, telemetry.Source.SampleSpans)
+}
+
+func (l *lazySource) Invocation(ctx context.Context, q telemetry.InvocationQuery) (telemetry.InvocationReport, error) {
+	return call(ctx, l, q, telemetry.Source.Invocation)
+}
+
+// Describe says what the opened source says of itself; before it opens, or when it cannot, the
+// configured kind and endpoint, unreachable.
 func (l *lazySource) Describe(ctx context.Context) telemetry.SourceInfo {
 	s, err := l.get(ctx)
 	if err != nil {
@@ -129,30 +129,6 @@ func (l *lazySource) Describe(ctx context.Context) telemetry.SourceInfo {
 	return s.Describe(ctx)
 }
 
-func (l *lazySource) Instrumentation(ctx context.Context, q telemetry.InstrumentationQuery) (telemetry.Instrumentation, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return telemetry.Instrumentation{}, err
-	}
-	return s.Instrumentation(ctx, q)
-}
-
-func (l *lazySource) SampleSpans(ctx context.Context, refs []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.SampleSpans(ctx, refs)
-}
-
-func (l *lazySource) Invocation(ctx context.Context, q telemetry.InvocationQuery) (telemetry.InvocationReport, error) {
-	s, err := l.get(ctx)
-	if err != nil {
-		return telemetry.InvocationReport{}, err
-	}
-	return s.Invocation(ctx, q)
-}
-
 // CoverageNote implements telemetry.Coverage for the opened source; nothing is said before it
 // opens.
 func (l *lazySource) CoverageNote() string {
@@ -160,50 +136,4 @@ func (l *lazySource) CoverageNote() string {
 		return telemetry.CoverageNote(*s)
 	}
 	return ""
-}
-
-// unsupportedSource stands for a configured backend this build cannot read: every query says
-// so as an unreachable source, which the tools and the doctor report with a fix.
-type unsupportedSource struct{ info telemetry.SourceInfo }
-
-var _ telemetry.Source = unsupportedSource{}
-
-func (u unsupportedSource) err() error {
-	return fmt.Errorf("%w: the %s source is not supported by this build; use the embedded store (sqlite:PATH)", telemetry.ErrUnreachable, u.info.Kind)
-}
-
-func (u unsupportedSource) Status(context.Context, telemetry.StatusQuery) (telemetry.Status, error) {
-	return telemetry.Status{}, u.err()
-}
-func (u unsupportedSource) Runs(context.Context, telemetry.RunsQuery) (telemetry.RunPage, error) {
-	return telemetry.RunPage{}, u.err()
-}
-func (u unsupportedSource) Run(context.Context, telemetry.RunQuery) (telemetry.Run, error) {
-	return telemetry.Run{}, u.err()
-}
-func (u unsupportedSource) Errors(context.Context, telemetry.ErrorsQuery) (telemetry.ErrorReport, error) {
-	return telemetry.ErrorReport{}, u.err()
-}
-func (u unsupportedSource) LastJob(context.Context, telemetry.JobQuery) (telemetry.JobResult, error) {
-	return telemetry.JobResult{}, u.err()
-}
-func (u unsupportedSource) ServicePerformance(context.Context, telemetry.PerformanceQuery) (telemetry.Performance, error) {
-	return telemetry.Performance{}, u.err()
-}
-func (u unsupportedSource) DBOperations(context.Context, telemetry.DBQuery) (telemetry.DBReport, error) {
-	return telemetry.DBReport{}, u.err()
-}
-func (u unsupportedSource) Services(context.Context, int) ([]string, error) { return nil, u.err() }
-func (u unsupportedSource) Fingerprint(context.Context) (telemetry.Snapshot, error) {
-	return telemetry.Snapshot{}, u.err()
-}
-func (u unsupportedSource) Describe(context.Context) telemetry.SourceInfo { return u.info }
-func (u unsupportedSource) SampleSpans(context.Context, []telemetry.SpanRef) ([]telemetry.SpanRow, error) {
-	return nil, u.err()
-}
-func (u unsupportedSource) Invocation(context.Context, telemetry.InvocationQuery) (telemetry.InvocationReport, error) {
-	return telemetry.InvocationReport{}, u.err()
-}
-func (u unsupportedSource) Instrumentation(context.Context, telemetry.InstrumentationQuery) (telemetry.Instrumentation, error) {
-	return telemetry.Instrumentation{}, u.err()
 }
