@@ -57,7 +57,6 @@ func applyFile(cfg *Config, f *gen.Config, origin string) (set chosen, errs Erro
 		}
 		setString(&cfg.Telemetry.APIKeyEnv, t.APIKeyEnv)
 		setString(&cfg.Telemetry.PasswordEnv, t.PasswordEnv)
-		setString(&cfg.Telemetry.PasswordEnv, t.PasswordEnv)
 		setString(&cfg.Telemetry.TokenEnv, t.TokenEnv)
 		if t.StackSnippetDeny != nil {
 			cfg.Telemetry.StackSnippetDeny = t.StackSnippetDeny
