@@ -124,8 +124,8 @@ func exitCodeExpr(q *sqlText, conv *conventions.Conventions, col string) string 
 	return integerExpr(q, col, conv.JobKeys.ExitCodeKeys)
 }
 
-// spanFailedExpr is telemetry.SpanFailed of the span's columns (docs/semantics.md R5): status
-// Error, or a server span whose HTTP response status is 500–599.
+// spanFailedExpr is telemetry.SpanFailed of the span's columns: status Error, or a server span
+// whose HTTP response status is 500–599. It restates docs/semantics.md R5 in SQL.
 func spanFailedExpr(q *sqlText, col string) string {
 	code := integerExpr(q, col, conventions.HTTPStatusKeys)
 	return "(StatusCode = 'Error' OR (SpanKind = 'Server' AND ifNull(" + code + " BETWEEN 500 AND 599, 0)))"

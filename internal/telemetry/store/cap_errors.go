@@ -288,8 +288,8 @@ func traceRuns(ctx context.Context, tx *sql.Tx, traces []string, asOf int64) (ma
 	return runs, nil
 }
 
-// withRuns sets each stored occurrence's handled flag and entry service from its run's root
-// (docs/semantics.md R8, R12).
+// withRuns sets each stored occurrence's handled flag and entry service from its run's root. It
+// restates docs/semantics.md R8, R12 in SQL.
 func withRuns(ctx context.Context, tx *sql.Tx, list []telemetry.Occurrence, asOf int64) error {
 	traces := make([]string, 0, len(list))
 	for i := range list {
@@ -309,8 +309,8 @@ func withRuns(ctx context.Context, tx *sql.Tx, list []telemetry.Occurrence, asOf
 }
 
 // serviceOrEntry restricts rows of table (with TraceId and ServiceName columns) to those of
-// service svc or of a trace whose root is of svc: the occurrences a service filter finds
-// (docs/semantics.md R12).
+// service svc or of a trace whose root is of svc: the occurrences a service filter finds. It
+// restates docs/semantics.md R12 in SQL.
 func serviceOrEntry(f *filter, table, svc string) {
 	if svc == "" {
 		return

@@ -223,6 +223,10 @@ func mustPreset(t testing.TB, name string) *conventions.Conventions {
 	return c
 }
 
+// TestTheStoreAnswersLikeTheEngineOverMemoryOnRandomData is the differential test of
+// docs/semantics.md R7, R8, R12 as the store restates them (its stored origins, its SQL of the
+// runs' verdicts and entry services): on random telemetry, every answer equals the engine's
+// over memory.
 func TestTheStoreAnswersLikeTheEngineOverMemoryOnRandomData(t *testing.T) {
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	cases := []struct {

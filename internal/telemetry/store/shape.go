@@ -411,7 +411,8 @@ func traceErrorLogs(ctx context.Context, stmt *sql.Stmt, t string) ([]telemetry.
 
 // originsOf maps the occurrences of a trace onto the spans that carry them (index for index of
 // spans): each occurrence sits on its representative origin span, the earliest origin of its cause
-// in its run (rule R7); an origin whose cause another origin of the run already carries holds none.
+// in its run; an origin whose cause another origin of the run already carries holds none. It
+// restates docs/semantics.md R7 for the stored origins.
 // ok is false when an occurrence names no origin span of the trace.
 func originsOf(spans []telemetry.SpanRow, occ []telemetry.Occurrence) ([]*telemetry.Occurrence, bool) {
 	type originKey struct {
