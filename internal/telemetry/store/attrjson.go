@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/runlens/runlens/internal/jsonstr"
 )
 
 // appendAttrs appends m as a JSON object of string to string, stringifying every value with
@@ -52,49 +54,10 @@ func appendAttrs(dst []byte, m pcommon.Map, into map[string]string) []byte {
 	return append(dst, '}')
 }
 
-// appendJSONString appends s as a JSON string literal. Invalid UTF-8 becomes U+FFFD, so the
-// column always holds JSON that SQLite's json functions accept.
-func appendJSONString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// appendJSONString appends s as a JSON string literal, as encoding/json writes it without HTML
+// escaping. Invalid UTF-8 becomes U+FFFD, so the column always holds JSON that SQLite's json
+// functions accept.
+func appendJSONString(dst []byte, s string) []byte { return jsonstr.Append(dst, s, false) }
 
 // validUTF8 returns s as the JSON text written by appendJSONString reads back: every byte of
 // invalid UTF-8 replaced by U+FFFD. Derived columns computed at ingest from the attributes must
