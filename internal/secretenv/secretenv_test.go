@@ -173,3 +173,54 @@ func TestRedactionValuesKeepTheDefaultsWhenTheConfigurationReplacesThem(t *testi
 		t.Errorf("Strip = %q, want only INTERNAL_BLOB removed", stripped)
 	}
 }
+
+func TestAuthNamesAreSecretWhereAuthNamesTheCredential(t *testing.T) {
+	m := New(DefaultPatterns()...)
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"DOCKER_AUTH_CONFIG", true}, // GitLab CI's registry credentials, a JSON document
+		{"AUTH_CONFIG", true},
+		{"AUTH", true},
+		{"REGISTRY_AUTH", true},
+		{"NPM_CONFIG__AUTH", true},
+		{"NPM_CONFIG__AUTHTOKEN", true},
+		{"HTTP_AUTH_HEADER", true},
+		{"AUTH_HEADER", true},
+		{"PROXY_AUTH_HEADERS", true},
+		{"REGISTRY_AUTH_JSON", true},
+		{"AUTH_SECRET", true},
+		{"AUTH_TOKEN", true},
+		// Settings of an authentication setup, not credentials: a command needs them.
+		{"OAUTH_REDIRECT_PATH", false},
+		{"OAUTH_CLIENT_ID", false},
+		{"AUTH_URL", false},
+		{"AUTH_TRUST_HOST", false},
+		{"AUTH_GITHUB_ID", false},
+		{"AUTH0_DOMAIN", false},
+		{"FIREBASE_AUTH_DOMAIN", false},
+		{"BASIC_AUTH_USER", false},
+		{"AUTHOR_NAME", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := m.Secret(tt.name, "s3cretValue"); got != tt.want {
+				t.Errorf("Secret(%s) = %v, want %v", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValuesHoldTheNestedCredentialsOfARegistryAuthDocument(t *testing.T) {
+	env := []string{`DOCKER_AUTH_CONFIG={"auths":{"registry.example.com":{"auth":"ZGVwbG95OnJlZ2lzdHJ5UGFzcw==","identitytoken":"idT0kenValue"}},"credsStore":"desktop"}`}
+	got := New(DefaultPatterns()...).Values(env)
+	for _, w := range []string{env[0][len("DOCKER_AUTH_CONFIG="):], "ZGVwbG95OnJlZ2lzdHJ5UGFzcw==", "idT0kenValue"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("Values lost %q: %q", w, got)
+		}
+	}
+	if slices.Contains(got, "desktop") || slices.Contains(got, "registry.example.com") {
+		t.Errorf("Values = %q, want the document's settings left out", got)
+	}
+}
