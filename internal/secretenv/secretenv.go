@@ -129,7 +129,8 @@ func (m *Matcher) Strip(environ []string) []string {
 
 // Values returns the redaction needles of environ, longest first: the values of its secret
 // variables, the secret members of a credentials document held inline (a service-account
-// JSON), and every value that is a URL carrying a password, whatever its name. It leaves out
+// JSON), and every value that is a URL carrying a password, whatever its name, together with
+// that password on its own (a program prints it alone: a log line, a failed login). It leaves out
 // values shorter than MinValueLength, values of runlens's own settings, and values naming an
 // existing file or folder (GOOGLE_APPLICATION_CREDENTIALS=/path/key.json): a path points at a
 // secret without being one.
@@ -149,6 +150,9 @@ func (m *Matcher) Values(environ []string) []string {
 		switch {
 		case CarriesPassword(value):
 			add(value)
+			for _, pw := range passwords(value) {
+				add(pw)
+			}
 		case own || !m.Secret(name, value) || isExistingPath(value):
 		default:
 			add(value)
@@ -186,6 +190,43 @@ func CarriesPassword(v string) bool {
 	}
 	user, pw, ok := strings.Cut(v[:at], ":")
 	return ok && user != "" && pw != "" && !strings.ContainsAny(v[:at], " /")
+}
+
+// passwords returns the password of a value CarriesPassword accepts, as written and, when it
+// is percent-encoded, decoded (p%40ss is printed as p@ss by the program that reads it).
+func passwords(v string) []string {
+	if strings.Contains(v, "://") {
+		u, err := url.Parse(v)
+		if err != nil || u.User == nil {
+			return nil
+		}
+		pw, _ := u.User.Password()
+		raw := rawPassword(v)
+		if raw == "" || raw == pw {
+			return []string{pw}
+		}
+		return []string{pw, raw}
+	}
+	at := strings.IndexByte(v, '@')
+	if at <= 0 {
+		return nil
+	}
+	_, pw, _ := strings.Cut(v[:at], ":")
+	return []string{pw}
+}
+
+// rawPassword returns the password of a URL as it is written in v, before url.Parse decodes it.
+func rawPassword(v string) string {
+	rest := v[strings.Index(v, "://")+3:]
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return ""
+	}
+	_, pw, _ := strings.Cut(rest[:at], ":")
+	return pw
 }
 
 func hasAnyPrefix(s string, prefixes ...string) bool {

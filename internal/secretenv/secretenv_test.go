@@ -140,6 +140,7 @@ func TestValuesAreTheNeedlesOfTheSameClassification(t *testing.T) {
 		"ghp_value_one", "patValue0123", "aws-secret-value", "postgres://u:pw@db/app",
 		"http://proxyuser:proxypass@proxy:3128", "clickhouse://reader:chpass@ch:9000/otel",
 		env[9][len("GOOGLE_CREDENTIALS="):], "0123456789abcdef", "gcpClientSecret",
+		"proxypass", "chpass", // URL passwords on their own ("pw" is too short)
 	}
 	for _, w := range want {
 		if !slices.Contains(got, w) {
@@ -222,5 +223,27 @@ func TestValuesHoldTheNestedCredentialsOfARegistryAuthDocument(t *testing.T) {
 	}
 	if slices.Contains(got, "desktop") || slices.Contains(got, "registry.example.com") {
 		t.Errorf("Values = %q, want the document's settings left out", got)
+	}
+}
+
+func TestValuesHoldTheUserinfoPasswordOfEveryURLOnItsOwn(t *testing.T) {
+	env := []string{
+		"DATABASE_URL=postgres://app:s3cretPassw0rd@db:5432/app?sslmode=disable",
+		"CACHE=redis://:r3disPassw0rd@cache:6379/0", // a URL with a password under any name
+		"UPSTREAM_URI=https://deploy:p%40ss%2Fw0rd@git.example.com/repo.git",
+		"MYSQL_DSN=app:my5qlPassw0rd@tcp(db:3306)/app",
+		"RUNLENS_TELEMETRY=clickhouse://reader:chPassw0rd@ch:9000/otel",
+		"SHORT_URL=postgres://app:pw12@db/app",
+	}
+	got := New(DefaultPatterns()...).Values(env)
+	for _, w := range []string{"s3cretPassw0rd", "r3disPassw0rd", "p%40ss%2Fw0rd", "p@ss/w0rd", "my5qlPassw0rd", "chPassw0rd"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("Values lost the password %q: %q", w, got)
+		}
+	}
+	for _, kept := range []string{"pw12", "app", "reader", "deploy"} {
+		if slices.Contains(got, kept) {
+			t.Errorf("Values holds %q, which is too short or no password: %q", kept, got)
+		}
 	}
 }
