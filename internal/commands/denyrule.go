@@ -178,9 +178,9 @@ func cutSeparator(s string) (name, value string, found bool) {
 // it holds something other than letters, digits, '-' and '_', or starts with a digit
 // (-c./prod.yml, -c1) — and leaves -cfoo, a word, to a rule that lists it; word records which.
 func gluedUse(body string) (flagUse, bool) {
-	r, size := utf8.DecodeRuneInString(body)
+	r, size := utf8.DecodeRuneInString(body) // body is normalized: an invalid byte is U+FFFD
 	rest := body[size:]
-	if r == utf8.RuneError || rest == "" {
+	if rest == "" {
 		return flagUse{}, false
 	}
 	name := normalize(string(r))
