@@ -391,3 +391,21 @@ func TestRedactorWithManySecretValues(t *testing.T) {
 		t.Errorf("String changed a plain string: %q", got)
 	}
 }
+
+func TestRedactorJSONFindsASecretValueWrittenEscaped(t *testing.T) {
+	for _, secret := range []string{`pa"ss"word1`, `C:\keys\s3cret`, "line1\nline2", "a<b>&c1234"} {
+		r := NewRedactor(RedactorOptions{SecretValues: []string{secret}})
+		raw, err := json.Marshal(map[string]string{"message": "login with " + secret + " failed"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := r.JSON(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back map[string]string
+		if err := json.Unmarshal(out, &back); err != nil || strings.Contains(back["message"], secret) {
+			t.Errorf("JSON(%s) = %s (%v): the secret %q survived", raw, out, err, secret)
+		}
+	}
+}
