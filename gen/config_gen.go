@@ -134,16 +134,18 @@ type ConfigCommands struct {
 	// values are also scrubbed from every answer. Setting this replaces the default
 	// list (*_TOKEN, *_TOKEN_*, TOKEN, *_ACCESSTOKEN, *_SECRET*, SECRET, SECRET_*,
 	// *PASSWORD*, *_PASSWD, PASSWD, *_PWD, *_PASS, *_PASSPHRASE, *_PAT, *_CREDENTIAL,
-	// *_CREDENTIALS, CREDENTIALS, *_AUTH, *_KEY, *_APIKEY, APIKEY, API_KEY,
-	// PRIVATE_KEY, *_ACCESS_KEY_ID, *_DSN, DSN, *_CONNECTION_STRING,
-	// CONNECTION_STRING, *_URL, *_URI, *_COOKIE, *_JWT, *_JWT_*, *_WEBHOOK,
-	// *_WEBHOOK_URL) for the command environment; the redactor keeps scrubbing the
-	// default list's values. RUNLENS_* and the telemetry apiKeyEnv, tokenEnv and
-	// passwordEnv variables are always removed. A leading or trailing * matches any
-	// run of characters, ignoring case; *_URL and *_URI match only a value that is a
-	// URL carrying a password; a pattern with a * never matches PWD, OLDPWD, HOME,
-	// *PATH, *_DIR, *_FILE, certificate bundles (*_CA_BUNDLE, *_CA_CERTS, SSL_CERT_*,
-	// …) or public keys, while a name listed without a * always matches.
+	// *_CREDENTIALS, CREDENTIALS, *_AUTH, AUTH, *_AUTH_CONFIG, AUTH_CONFIG,
+	// *_AUTH_JSON, *AUTHTOKEN, *_AUTH_HEADER, *_AUTH_HEADERS, AUTH_HEADER,
+	// AUTH_HEADERS, *_KEY, *_APIKEY, APIKEY, API_KEY, PRIVATE_KEY, *_ACCESS_KEY_ID,
+	// *_DSN, DSN, *_CONNECTION_STRING, CONNECTION_STRING, *_URL, *_URI, *_COOKIE,
+	// *_JWT, *_JWT_*, *_WEBHOOK, *_WEBHOOK_URL) for the command environment; the
+	// redactor keeps scrubbing the default list's values. RUNLENS_* and the telemetry
+	// apiKeyEnv, tokenEnv and passwordEnv variables are always removed. A leading or
+	// trailing * matches any run of characters, ignoring case; *_URL and *_URI match
+	// only a value that is a URL carrying a password; a pattern with a * never
+	// matches PWD, OLDPWD, HOME, *PATH, *_DIR, *_FILE, certificate bundles
+	// (*_CA_BUNDLE, *_CA_CERTS, SSL_CERT_*, …) or public keys, while a name listed
+	// without a * always matches.
 	SecretEnv []string `json:"secretEnv,omitzero"`
 
 	// How long execute_command waits after a command ends for its telemetry to arrive

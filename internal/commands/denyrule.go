@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // denyRule is a deny rule compiled so that no other spelling of a denied invocation escapes
@@ -19,18 +20,23 @@ import (
 //     equal the path; the rest must appear among the arguments, in the rule's order, anywhere
 //     (so inserting a flag before a denied subcommand does not escape it);
 //   - a flag token is one that starts with a dash. Its number of dashes does not matter
-//     (-env is --env: Go's flag package accepts both), and it is found in either form,
-//     --name=value or --name followed by the value as the next argument. An argument that
-//     starts with two dashes also stands for every longer flag it abbreviates (--en for
-//     --env), as GNU getopt_long and Python's argparse accept unambiguous abbreviations.
-//     A flag without a value in the rule matches the flag with any value (--drop=false too);
+//     (-env is --env: Go's flag package accepts both), and it is found in every form a
+//     common parser reads: --name=value, --name:value (.NET's System.CommandLine, which
+//     Aspire apps use, reads it as --name value), and --name followed by the value as the
+//     next argument. An argument that starts with two dashes also stands for every longer
+//     flag it abbreviates (--en for --env), as GNU getopt_long and Python's argparse accept
+//     unambiguous abbreviations. A flag without a value in the rule matches the flag with
+//     any value (--drop=false too);
+//   - a one-letter flag (-e) is also found with its value glued on (-eprod), as getopt and
+//     System.CommandLine read it; see gluedUse for where that reading stops;
 //   - all holds the flags of the rule's prefix, which must all appear; anyOf holds the rule's
 //     Flags, of which one is enough;
 //   - "--" does not end flag recognition: what a program reads after it is its own business.
 //
 // The arguments reach the program unchanged: normalization only ever denies more calls. What a
 // rule cannot know, and a person must list: a program's aliases (-f for --force), clustered
-// short options (-fv) and values glued to a short option (-eprod).
+// short options (-vf), and a glued value that reads as a word (-fprod under a rule -f that
+// names no value, see gluedUse).
 type denyRule struct {
 	name  string
 	words []string
@@ -53,7 +59,13 @@ type flagUse struct {
 	value    string
 	hasValue bool
 	long     bool // written with two dashes, so it may abbreviate a longer name
+	glued    bool // a one-letter name with the rest of a single-dash argument as its value
+	word     bool // glued, and the rest reads as a flag name of its own (see gluedUse)
 }
+
+// separators are what common parsers accept between a flag and its value in one argument:
+// "=" (getopt_long, Go's flag package, argparse) and ":" (System.CommandLine).
+const separators = "=:"
 
 // callView is a call as deny rules see it.
 type callView struct {
@@ -99,7 +111,7 @@ func parseFlagSpec(t string) (flagSpec, error) {
 	if !isFlag(n) {
 		return flagSpec{}, fmt.Errorf("flag %s %w", quoteBounded(t), errNotFlag)
 	}
-	name, value, eq := strings.Cut(strings.TrimLeft(n, "-"), "=")
+	name, value, eq := cutSeparator(strings.TrimLeft(n, "-"))
 	if name = normalize(name); name == "" {
 		return flagSpec{}, fmt.Errorf("flag %s %w", quoteBounded(t), errNotFlag)
 	}
@@ -120,20 +132,74 @@ func newCallView(path, args []string) callView {
 		}
 		body := strings.TrimLeft(a, "-")
 		long := len(a)-len(body) >= 2
-		name, value, eq := strings.Cut(body, "=")
-		if name = normalize(name); name == "" {
+		if !long {
+			if u, ok := gluedUse(body); ok {
+				v.flags = append(v.flags, u)
+			}
+		}
+		separated := false
+		for _, sep := range separators {
+			name, value, ok := strings.Cut(body, string(sep))
+			if !ok {
+				continue
+			}
+			separated = true
+			if name = normalize(name); name != "" {
+				v.flags = append(v.flags, flagUse{name: name, value: normalize(value), hasValue: true, long: long})
+			}
+		}
+		if separated || normalize(body) == "" {
 			continue
 		}
-		if eq {
-			v.flags = append(v.flags, flagUse{name: name, value: normalize(value), hasValue: true, long: long})
-			continue
-		}
+		name := normalize(body)
 		v.flags = append(v.flags, flagUse{name: name, long: long})
 		if i+1 < len(v.args) {
 			v.flags = append(v.flags, flagUse{name: name, value: v.args[i+1], hasValue: true, long: long})
 		}
 	}
 	return v
+}
+
+// cutSeparator cuts a flag's text at its first separator, as a rule's flag is read.
+func cutSeparator(s string) (name, value string, found bool) {
+	if i := strings.IndexAny(s, separators); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
+}
+
+// gluedUse reads the body of a single-dash argument -xREST as the one-letter flag x with REST
+// glued on as its value, the way getopt and System.CommandLine read -eprod. A rule that names
+// the value (-e prod) compares it, which is precise. A rule that names no value (-c) cannot
+// tell -c./prod.yml from -count: the same text is the glued form to getopt and a flag of its
+// own to Go's flag package (go test -c beside -count, -cover, -cpu), so denying every
+// single-dash argument that starts with the letter would deny innocent flags. Such a rule
+// therefore denies the glued form only when REST, up to a separator, cannot be a flag name —
+// it holds something other than letters, digits, '-' and '_', or starts with a digit
+// (-c./prod.yml, -c1) — and leaves -cfoo, a word, to a rule that lists it; word records which.
+func gluedUse(body string) (flagUse, bool) {
+	r, size := utf8.DecodeRuneInString(body) // body is normalized: an invalid byte is U+FFFD
+	rest := body[size:]
+	if rest == "" {
+		return flagUse{}, false
+	}
+	name := normalize(string(r))
+	if name == "" || strings.ContainsAny(name, separators) {
+		return flagUse{}, false
+	}
+	head, _, _ := cutSeparator(rest)
+	return flagUse{name: name, value: normalize(rest), hasValue: true, glued: true, word: isWord(head)}, true
+}
+
+// isWord reports whether s could be (the rest of) a flag's name: a letter, then letters,
+// digits, '-' and '_'.
+func isWord(s string) bool {
+	for i, r := range s {
+		if !(unicode.IsLetter(r) || i > 0 && (unicode.IsDigit(r) || r == '-' || r == '_')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func (r denyRule) matches(c callView) bool {
@@ -153,7 +219,13 @@ func (r denyRule) matches(c callView) bool {
 func (c callView) passes(f flagSpec) bool {
 	for _, u := range c.flags {
 		named := u.name == f.name || u.long && strings.HasPrefix(f.name, u.name)
-		if named && (!f.hasValue || u.hasValue && u.value == f.value) {
+		switch {
+		case !named:
+		case u.glued && !f.hasValue:
+			if !u.word {
+				return true
+			}
+		case !f.hasValue || u.hasValue && u.value == f.value:
 			return true
 		}
 	}

@@ -35,8 +35,9 @@ const (
 //
 // It filters the stream as it is written, before the ring keeps its newest bytes, so a
 // sequence can never be cut in half at the start of the tail: what the ring holds is text.
-// It only ever drops ASCII bytes of sequences and the UTF-8 forms of the C1 introducers
-// (C2 90, 98, 9B, 9C, 9D, 9E, 9F), so multi-byte characters pass whole.
+// It only ever drops ASCII bytes of sequences, the UTF-8 forms of the C1 introducers (C2 90,
+// 98, 9B, 9C, 9D, 9E, 9F) and a C2 that leads no character (before ESC, another C2 or the end
+// of the output), so multi-byte characters pass whole.
 type escapeFilter struct {
 	w     io.Writer
 	state escapeState
@@ -82,6 +83,11 @@ func (f *escapeFilter) step(b byte) {
 		case 0x90, 0x98, 0x9e, 0x9f:
 			f.enterString(false)
 		case 0x9c: // a lone ST
+		case 0x1b, 0xc2:
+			// A C2 that no continuation byte follows leads no character. Kept, it would meet
+			// whatever follows the sequence b starts: C2, then ESC [ m, then 9B would come out
+			// as C2 9B, the CSI this filter removes.
+			f.ground(b)
 		default:
 			f.buf = append(f.buf, 0xc2)
 			f.ground(b)

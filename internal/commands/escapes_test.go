@@ -81,6 +81,8 @@ func TestTheEscapeFilterKeepsEverythingElse(t *testing.T) {
 		{"plain text is unchanged", "ok  \tpkg\t0.01s\r\n", "ok  \tpkg\t0.01s\r\n"},
 		{"multi-byte characters are unchanged", "日本語 😀 é ü", "日本語 😀 é ü"},
 		{"a lone C2 lead byte before ASCII is kept", "\xc2A", "\xc2A"},
+		{"a lone C2 before an escape is dropped, so it cannot form a C1 control with what follows", "\xc2\x1b[m\x9b31m", "\x9b31m"},
+		{"a lone C2 before another C2 is dropped", "\xc2\xc2\xa9", "\xc2\xa9"},
 		{"the no-break space, C2 A0, is kept", "a\u00a0b", "a\u00a0b"},
 		{"invalid bytes other than escapes are kept for the caller to repair", "bad \xff byte", "bad \xff byte"},
 		{"a CSI cut off by a control character gives the character back", "\x1b[31\nnext", "\nnext"},

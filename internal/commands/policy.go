@@ -15,8 +15,9 @@ import (
 // A deny rule is read so that no spelling of the same invocation escapes it (see denyRule):
 // its tokens up to the first flag are the command path and positional words, and every flag
 // token after them (with the plain token that follows it as its value: "--env", "prod" is
-// --env=prod) must appear somewhere in the arguments, in either --flag=value or --flag value
-// form. Flags, which only deny rules may have, lists further flags of which any one denies.
+// --env=prod) must appear somewhere in the arguments, in any of the forms --flag=value,
+// --flag:value and --flag value (a one-letter flag also as -fvalue). Flags, which only deny
+// rules may have, lists further flags of which any one denies.
 type Rule struct {
 	Name   string
 	Prefix []string

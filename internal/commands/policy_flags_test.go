@@ -212,3 +212,56 @@ func TestNewPolicyRejectsFlagsItCannotMatch(t *testing.T) {
 		})
 	}
 }
+
+func TestDenyRulesHoldWhateverSeparatesAFlagFromItsValue(t *testing.T) {
+	c, err := NewCatalog([]Command{{Path: "db migrate", Argv: []string{"x"}}, {Path: "git commit", Argv: []string{"x"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPolicy(
+		[]Rule{{Name: "migrations", Prefix: []string{"db", "migrate"}}, {Name: "commits", Prefix: []string{"git", "commit"}}},
+		[]Rule{
+			{Name: "no-prod", Prefix: []string{"db", "migrate", "--env=prod"}},
+			{Name: "no-force", Prefix: []string{"db", "migrate"}, Flags: []string{"--force"}},
+			{Name: "no-no-verify", Prefix: []string{"--no-verify"}},
+			{Name: "no-short-prod", Prefix: []string{"db", "migrate", "-e", "prod"}},
+			{Name: "no-config-file", Prefix: []string{"db", "migrate", "-c"}},
+			{Name: "no-target-prod", Prefix: []string{"db", "migrate", "--target:prod"}},
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		path string
+		args []string
+		rule string // the deciding rule; an allow rule's name means allowed
+	}{
+		{"a colon between a long flag and its value is denied", "db migrate", []string{"--env:prod"}, "no-prod"},
+		{"a colon after a flag denied whatever its value is denied", "db migrate", []string{"--force:true"}, "no-force"},
+		{"a colon after a flag denied for every command is denied", "git commit", []string{"--no-verify:true"}, "no-no-verify"},
+		{"a colon with blanks and upper case is denied", "db migrate", []string{"-ENV : Prod"}, "no-prod"},
+		{"a colon after an abbreviation is denied", "db migrate", []string{"--fo:yes"}, "no-force"},
+		{"a colon with another value is allowed", "db migrate", []string{"--env:staging"}, "migrations"},
+		{"a rule written with a colon denies the equals spelling", "db migrate", []string{"--target=prod"}, "no-target-prod"},
+		{"a rule written with a colon denies the split spelling", "db migrate", []string{"--target", "prod"}, "no-target-prod"},
+		{"a value glued to a denied short flag is denied", "db migrate", []string{"-eprod"}, "no-short-prod"},
+		{"a value glued to a denied short flag in upper case is denied", "db migrate", []string{"-EPROD"}, "no-short-prod"},
+		{"a colon after a denied short flag is denied", "db migrate", []string{"-e:prod"}, "no-short-prod"},
+		{"another value glued to the short flag is allowed", "db migrate", []string{"-estaging"}, "migrations"},
+		{"a path glued to a short flag denied whatever its value is denied", "db migrate", []string{"-c./prod.yml"}, "no-config-file"},
+		{"a number glued to a short flag denied whatever its value is denied", "db migrate", []string{"-c1"}, "no-config-file"},
+		{"a colon after a short flag denied whatever its value is denied", "db migrate", []string{"-c:prod.yml"}, "no-config-file"},
+		{"a single-dash long flag that starts with the short flag's letter is allowed", "db migrate", []string{"-count=1", "-cover"}, "migrations"},
+		{"a colon inside another flag's value is allowed", "db migrate", []string{"--note=--env:prod"}, "migrations"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := p.Decide(c, tt.path, tt.args)
+			allowed := tt.rule == "migrations" || tt.rule == "commits"
+			if d.Rule != tt.rule || d.Allowed != allowed {
+				t.Errorf("Decide(%s, %q) = %+v, want rule %s", tt.path, tt.args, d, tt.rule)
+			}
+		})
+	}
+}

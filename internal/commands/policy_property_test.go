@@ -30,6 +30,8 @@ var deniedCores = []deniedCore{
 	{path: "db migrate", flag: "yes-really", rule: "no-force"},
 	{path: "deploy", flag: "target", value: "production", rule: "no-target-prod"},
 	{path: "test", flag: "update", rule: "no-test-update"},
+	{path: "deploy", flag: "e", value: "prod", rule: "no-short-env"},
+	{path: "deploy", flag: "c", rule: "no-config"},
 }
 
 // propertyFixture is a policy whose deny rules use every form of the rule language, over a
@@ -57,6 +59,8 @@ func propertyFixture(t *testing.T) (*Runner, string) {
 			{Name: "no-force", Prefix: []string{"db", "migrate"}, Flags: []string{"--force", "--yes-really"}},
 			{Name: "no-target-prod", Prefix: []string{"deploy", "--target", "production"}},
 			{Name: "no-test-update", Prefix: []string{"test", "-update"}},
+			{Name: "no-short-env", Prefix: []string{"deploy", "-e", "prod"}},
+			{Name: "no-config", Prefix: []string{"deploy", "-c"}},
 		},
 		MaxTimeout: 30 * time.Second,
 		Executor:   Executor{Env: helperEnvironment()},
@@ -69,14 +73,14 @@ func propertyFixture(t *testing.T) (*Runner, string) {
 
 // harmlessArgs are arguments no deny rule of propertyFixture names.
 var harmlessArgs = []string{"--dry-run", "-v", "--verbose", "./...", "-run", "TestX", "--env=staging", "staging",
-	"--target=eu", "--out", "dir", "--", "-", "x", "--timeout=5s", "prod", "production", "--note=--env=prod"}
+	"--target=eu", "--target:eu", "-count=1", "-cover", "--out", "dir", "--", "-", "x", "--timeout=5s", "prod", "production", "--note=--env=prod"}
 
 // blanks are characters deny matching trims from the ends of a token.
 var blanks = []string{" ", "\t", "\n", "\r", "\v", "\u00a0", "\u2003", "\u200b", "\ufeff", "\x1b"}
 
 func TestNoRewritingTurnsADeniedInvocationIntoAnAllowedOne(t *testing.T) {
 	r, sentinel := propertyFixture(t)
-	denyRules := []string{"no-prod", "no-drop", "no-force", "no-target-prod", "no-test-update"}
+	denyRules := []string{"no-prod", "no-drop", "no-force", "no-target-prod", "no-test-update", "no-short-env", "no-config"}
 	for _, c := range deniedCores {
 		if d := r.Decide(c.path, plainCore(c)); d.Allowed || d.Rule != c.rule {
 			t.Fatalf("the plain spelling %s %q is not denied by %s: %+v", c.path, plainCore(c), c.rule, d)
@@ -135,16 +139,21 @@ func spellCore(rt *rapid.T, c deniedCore) [][]string {
 	flag := dashes + recase(rt, name)
 	value := c.value
 	if value == "" && rapid.Bool().Draw(rt, "give a value") {
-		value = rapid.SampledFrom([]string{"true", "false", "0", "yes"}).Draw(rt, "any value")
+		value = rapid.SampledFrom([]string{"true", "false", "0", "yes", "./prod.yml", "1"}).Draw(rt, "any value")
 	}
+	// A value glued to a one-letter flag (-eprod) is denied when the rule names it, and when it
+	// cannot be a flag name of its own (-c./prod.yml); -ctrue may be Go's flag -ctrue.
+	glueable := dashes == "-" && len(c.flag) == 1 && value != "" && (c.value != "" || !isWord(value))
 	switch {
 	case value == "":
 		units = append(units, []string{pad(rt, flag)})
+	case glueable && rapid.Bool().Draw(rt, "glued form"):
+		units = append(units, []string{pad(rt, flag+recase(rt, value))})
 	case rapid.Bool().Draw(rt, "split form"):
 		units = append(units, []string{pad(rt, flag), pad(rt, recase(rt, value))})
 	default:
-		eq := rapid.SampledFrom([]string{"=", " =", "= ", "\t=\t"}).Draw(rt, "equals")
-		units = append(units, []string{pad(rt, flag+eq+recase(rt, value))})
+		sep := rapid.SampledFrom([]string{"=", " =", "= ", "\t=\t", ":", " :", ": ", "\t:\t"}).Draw(rt, "separator")
+		units = append(units, []string{pad(rt, flag+sep+recase(rt, value))})
 	}
 	return units
 }

@@ -122,3 +122,34 @@ func TestNonSecretVariablesReachTheCommandAndTheAnswer(t *testing.T) {
 		t.Logf("output:\n%s", out.OutputTail)
 	}
 }
+
+func TestThePartsOfASecretPrintedOnTheirOwnAreScrubbed(t *testing.T) {
+	canaries := map[string]struct{ value, part string }{
+		"DATABASE_URL":       {"postgres://app:canaryDbUrlPw21@db:5432/app", "canaryDbUrlPw21"},
+		"UPSTREAM":           {"https://deploy:canaryUpstreamPw22@git.example.com/x.git", "canaryUpstreamPw22"},
+		"DOCKER_AUTH_CONFIG": {`{"auths":{"registry.example.com":{"auth":"Y2FuYXJ5OnJlZ2lzdHJ5UGFzczIz"}}}`, "Y2FuYXJ5OnJlZ2lzdHJ5UGFzczIz"},
+	}
+	var env, names, args []string
+	for n, c := range canaries {
+		env = append(env, n+"="+c.value)
+		names = append(names, n)
+		args = append(args, c.part) // a log line or a failed login that prints the part alone
+	}
+	env = append(env, "PATH=/usr/bin:/bin", "NAMES="+strings.Join(names, " "))
+	f := secretFlows(t, t.TempDir(), env)
+	out, err := f.ExecuteCommand(context.Background(), defaults(gen.ExecuteCommandInput{Command: "show", Args: args}))
+	if err != nil || out.Status != gen.ExecuteCommandOutputStatusPass {
+		t.Fatalf("ExecuteCommand = %+v, %v", out, err)
+	}
+	for n, c := range canaries {
+		if strings.Contains(out.OutputTail, c.part) {
+			t.Errorf("the secret part of %s printed on its own is in the answer", n)
+		}
+	}
+	if !strings.Contains(out.OutputTail, "env DOCKER_AUTH_CONFIG is unset\n") {
+		t.Errorf("the command saw DOCKER_AUTH_CONFIG")
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out.OutputTail)
+	}
+}

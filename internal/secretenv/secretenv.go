@@ -28,8 +28,17 @@ const MinValueLength = 6
 // ACTIONS_ID_TOKEN_REQUEST_TOKEN, CI_JOB_TOKEN, CI_REGISTRY_PASSWORD, NPM_TOKEN,
 // NODE_AUTH_TOKEN, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AZURE_CLIENT_SECRET,
 // GOOGLE_APPLICATION_CREDENTIALS, DOCKER_PASSWORD, CODECOV_TOKEN, SONAR_TOKEN, HF_TOKEN,
-// OPENAI_API_KEY, ANTHROPIC_API_KEY, SYSTEM_ACCESSTOKEN, CI_JOB_JWT, …). *_TOKEN_* stands in
-// for *_TOKEN* so that counters such as MAX_TOKENS stay. The list is a copy.
+// OPENAI_API_KEY, ANTHROPIC_API_KEY, SYSTEM_ACCESSTOKEN, CI_JOB_JWT, DOCKER_AUTH_CONFIG, …).
+// *_TOKEN_* stands in for *_TOKEN* so that counters such as MAX_TOKENS stay.
+//
+// AUTH names a credential when it ends the name (REGISTRY_AUTH, npm's NPM_CONFIG__AUTH, a bare
+// AUTH) or is followed by the word for the document or header that holds one
+// (DOCKER_AUTH_CONFIG, *_AUTH_JSON, *_AUTH_HEADER, npm's _AUTHTOKEN). A broader *_AUTH_* or
+// AUTH_* would take the settings of an authentication setup for credentials —
+// FIREBASE_AUTH_DOMAIN, AUTH_URL, AUTH_TRUST_HOST, AUTH_GITHUB_ID, BASIC_AUTH_USER — and a
+// command would lose them and their values vanish from every answer; the credentials among
+// such names (AUTH_SECRET, AUTH_TOKEN, AUTH_PASSWORD, *_AUTH_KEY) match their own word. The
+// list is a copy.
 func DefaultPatterns() []string {
 	return []string{
 		"*_TOKEN", "*_TOKEN_*", "TOKEN", "*_ACCESSTOKEN",
@@ -37,7 +46,8 @@ func DefaultPatterns() []string {
 		"*PASSWORD*", "*_PASSWD", "PASSWD", "*_PWD", "*_PASS", "*_PASSPHRASE",
 		"*_PAT",
 		"*_CREDENTIAL", "*_CREDENTIALS", "CREDENTIALS",
-		"*_AUTH",
+		"*_AUTH", "AUTH", "*_AUTH_CONFIG", "AUTH_CONFIG", "*_AUTH_JSON", "*AUTHTOKEN",
+		"*_AUTH_HEADER", "*_AUTH_HEADERS", "AUTH_HEADER", "AUTH_HEADERS",
 		"*_KEY", "*_APIKEY", "APIKEY", "API_KEY", "PRIVATE_KEY", "*_ACCESS_KEY_ID",
 		"*_DSN", "DSN", "*_CONNECTION_STRING", "CONNECTION_STRING",
 		"*_URL", "*_URI",
@@ -119,7 +129,8 @@ func (m *Matcher) Strip(environ []string) []string {
 
 // Values returns the redaction needles of environ, longest first: the values of its secret
 // variables, the secret members of a credentials document held inline (a service-account
-// JSON), and every value that is a URL carrying a password, whatever its name. It leaves out
+// JSON), and every value that is a URL carrying a password, whatever its name, together with
+// that password on its own (a program prints it alone: a log line, a failed login). It leaves out
 // values shorter than MinValueLength, values of runlens's own settings, and values naming an
 // existing file or folder (GOOGLE_APPLICATION_CREDENTIALS=/path/key.json): a path points at a
 // secret without being one.
@@ -139,6 +150,9 @@ func (m *Matcher) Values(environ []string) []string {
 		switch {
 		case CarriesPassword(value):
 			add(value)
+			for _, pw := range passwords(value) {
+				add(pw)
+			}
 		case own || !m.Secret(name, value) || isExistingPath(value):
 		default:
 			add(value)
@@ -178,13 +192,52 @@ func CarriesPassword(v string) bool {
 	return ok && user != "" && pw != "" && !strings.ContainsAny(v[:at], " /")
 }
 
+// passwords returns the password of a value CarriesPassword accepts, as written and, when it
+// is percent-encoded, decoded (p%40ss is printed as p@ss by the program that reads it).
+func passwords(v string) []string {
+	if strings.Contains(v, "://") {
+		u, err := url.Parse(v)
+		if err != nil || u.User == nil {
+			return nil
+		}
+		pw, _ := u.User.Password()
+		raw := rawPassword(v)
+		if raw == "" || raw == pw {
+			return []string{pw}
+		}
+		return []string{pw, raw}
+	}
+	at := strings.IndexByte(v, '@')
+	if at <= 0 {
+		return nil
+	}
+	_, pw, _ := strings.Cut(v[:at], ":")
+	return []string{pw}
+}
+
+// rawPassword returns the password of a URL as it is written in v, before url.Parse decodes it.
+func rawPassword(v string) string {
+	rest := v[strings.Index(v, "://")+3:]
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return ""
+	}
+	_, pw, _ := strings.Cut(rest[:at], ":")
+	return pw
+}
+
 func hasAnyPrefix(s string, prefixes ...string) bool {
 	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
 }
 
 // documentSecrets returns the secret string members of a JSON object held in a variable, such
-// as the private key id, client secret and refresh token of inline cloud credentials; the
-// document as a whole is a needle already, but a command prints its members one by one.
+// as the private key id, client secret and refresh token of inline cloud credentials, or the
+// "auth" of each registry in a Docker auth config ({"auths":{"host":{"auth":"…"}}}), at any
+// depth; the document as a whole is a needle already, but a command prints its members one by
+// one.
 func documentSecrets(v string) []string {
 	if !strings.HasPrefix(strings.TrimSpace(v), "{") {
 		return nil
@@ -194,16 +247,35 @@ func documentSecrets(v string) []string {
 		return nil
 	}
 	var out []string
-	for k, val := range doc {
-		s, ok := val.(string)
-		key := strings.ToLower(k)
-		if ok && (strings.Contains(key, "secret") || strings.Contains(key, "token") || strings.Contains(key, "password") ||
-			strings.Contains(key, "private_key") || strings.Contains(key, "api_key") || strings.Contains(key, "apikey")) {
-			out = append(out, s)
-		}
-	}
+	collectSecrets(doc, 0, &out)
 	slices.Sort(out)
 	return out
+}
+
+// maxDocumentDepth bounds how deep documentSecrets looks; credentials documents are shallow.
+const maxDocumentDepth = 8
+
+func collectSecrets(doc map[string]any, depth int, out *[]string) {
+	for k, val := range doc {
+		switch val := val.(type) {
+		case string:
+			if secretMember(k) {
+				*out = append(*out, val)
+			}
+		case map[string]any:
+			if depth < maxDocumentDepth {
+				collectSecrets(val, depth+1, out)
+			}
+		}
+	}
+}
+
+// secretMember reports whether a document member of that name holds a credential.
+func secretMember(name string) bool {
+	key := strings.ToLower(name)
+	return key == "auth" || strings.Contains(key, "secret") || strings.Contains(key, "token") ||
+		strings.Contains(key, "password") || strings.Contains(key, "private_key") ||
+		strings.Contains(key, "api_key") || strings.Contains(key, "apikey")
 }
 
 func isExistingPath(v string) bool {

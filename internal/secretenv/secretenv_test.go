@@ -140,6 +140,7 @@ func TestValuesAreTheNeedlesOfTheSameClassification(t *testing.T) {
 		"ghp_value_one", "patValue0123", "aws-secret-value", "postgres://u:pw@db/app",
 		"http://proxyuser:proxypass@proxy:3128", "clickhouse://reader:chpass@ch:9000/otel",
 		env[9][len("GOOGLE_CREDENTIALS="):], "0123456789abcdef", "gcpClientSecret",
+		"proxypass", "chpass", // URL passwords on their own ("pw" is too short)
 	}
 	for _, w := range want {
 		if !slices.Contains(got, w) {
@@ -171,5 +172,78 @@ func TestRedactionValuesKeepTheDefaultsWhenTheConfigurationReplacesThem(t *testi
 	}
 	if stripped := New("RUNLENS_*", "INTERNAL_BLOB").Strip(env); !slices.Equal(stripped, []string{"GITHUB_TOKEN=ghp_value_one", "PGPASSWORD=pgPassword1"}) {
 		t.Errorf("Strip = %q, want only INTERNAL_BLOB removed", stripped)
+	}
+}
+
+func TestAuthNamesAreSecretWhereAuthNamesTheCredential(t *testing.T) {
+	m := New(DefaultPatterns()...)
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"DOCKER_AUTH_CONFIG", true}, // GitLab CI's registry credentials, a JSON document
+		{"AUTH_CONFIG", true},
+		{"AUTH", true},
+		{"REGISTRY_AUTH", true},
+		{"NPM_CONFIG__AUTH", true},
+		{"NPM_CONFIG__AUTHTOKEN", true},
+		{"HTTP_AUTH_HEADER", true},
+		{"AUTH_HEADER", true},
+		{"PROXY_AUTH_HEADERS", true},
+		{"REGISTRY_AUTH_JSON", true},
+		{"AUTH_SECRET", true},
+		{"AUTH_TOKEN", true},
+		// Settings of an authentication setup, not credentials: a command needs them.
+		{"OAUTH_REDIRECT_PATH", false},
+		{"OAUTH_CLIENT_ID", false},
+		{"AUTH_URL", false},
+		{"AUTH_TRUST_HOST", false},
+		{"AUTH_GITHUB_ID", false},
+		{"AUTH0_DOMAIN", false},
+		{"FIREBASE_AUTH_DOMAIN", false},
+		{"BASIC_AUTH_USER", false},
+		{"AUTHOR_NAME", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := m.Secret(tt.name, "s3cretValue"); got != tt.want {
+				t.Errorf("Secret(%s) = %v, want %v", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValuesHoldTheNestedCredentialsOfARegistryAuthDocument(t *testing.T) {
+	env := []string{`DOCKER_AUTH_CONFIG={"auths":{"registry.example.com":{"auth":"ZGVwbG95OnJlZ2lzdHJ5UGFzcw==","identitytoken":"idT0kenValue"}},"credsStore":"desktop"}`}
+	got := New(DefaultPatterns()...).Values(env)
+	for _, w := range []string{env[0][len("DOCKER_AUTH_CONFIG="):], "ZGVwbG95OnJlZ2lzdHJ5UGFzcw==", "idT0kenValue"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("Values lost %q: %q", w, got)
+		}
+	}
+	if slices.Contains(got, "desktop") || slices.Contains(got, "registry.example.com") {
+		t.Errorf("Values = %q, want the document's settings left out", got)
+	}
+}
+
+func TestValuesHoldTheUserinfoPasswordOfEveryURLOnItsOwn(t *testing.T) {
+	env := []string{
+		"DATABASE_URL=postgres://app:s3cretPassw0rd@db:5432/app?sslmode=disable",
+		"CACHE=redis://:r3disPassw0rd@cache:6379/0", // a URL with a password under any name
+		"UPSTREAM_URI=https://deploy:p%40ss%2Fw0rd@git.example.com/repo.git",
+		"MYSQL_DSN=app:my5qlPassw0rd@tcp(db:3306)/app",
+		"RUNLENS_TELEMETRY=clickhouse://reader:chPassw0rd@ch:9000/otel",
+		"SHORT_URL=postgres://app:pw12@db/app",
+	}
+	got := New(DefaultPatterns()...).Values(env)
+	for _, w := range []string{"s3cretPassw0rd", "r3disPassw0rd", "p%40ss%2Fw0rd", "p@ss/w0rd", "my5qlPassw0rd", "chPassw0rd"} {
+		if !slices.Contains(got, w) {
+			t.Errorf("Values lost the password %q: %q", w, got)
+		}
+	}
+	for _, kept := range []string{"pw12", "app", "reader", "deploy"} {
+		if slices.Contains(got, kept) {
+			t.Errorf("Values holds %q, which is too short or no password: %q", kept, got)
+		}
 	}
 }

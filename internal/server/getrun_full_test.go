@@ -225,3 +225,39 @@ func getRun(t *testing.T, h *Handler, traceID, detail string) mcp.CallResult {
 	}
 	return res
 }
+
+// TestGetRunFullRedactsCredentialLiteralsInStatements stores a database span whose statements
+// set a password, the way an ORM's instrumentation records them, and asks get_run for the
+// attributes: the literals are gone, the statements stay readable.
+func TestGetRunFullRedactsCredentialLiteralsInStatements(t *testing.T) {
+	statements := map[string]struct{ text, secret, kept string }{
+		"db.query.text": {"UPDATE users SET pw = 'stmtC4n4ryPw' WHERE id = 7", "stmtC4n4ryPw", "UPDATE users SET pw = '"},
+		"db.statement":  {"SELECT id FROM accounts WHERE passwd: legacyC4n4ry AND active", "legacyC4n4ry", "AND active"},
+		"sql.query":     {"ALTER USER app WITH PASSWORD 'alterC4n4ryPw'", "alterC4n4ryPw", "ALTER USER app"},
+	}
+	h, traceID := runServer(t, func(_ ptrace.Traces, _ plog.Logs, _, child ptrace.Span) {
+		child.Attributes().PutStr("db.system.name", "postgresql")
+		for k, s := range statements {
+			child.Attributes().PutStr(k, s.text)
+		}
+	})
+	res := getRun(t, h, traceID, "full")
+	var out gen.GetRunOutput
+	if err := json.Unmarshal(res.Structured, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range out.Spans {
+		if s.SpanID != childSpanID.String() {
+			continue
+		}
+		for k, want := range statements {
+			got, ok := s.Attributes[k]
+			if !ok || strings.Contains(got, want.secret) || !strings.Contains(got, want.kept) || !strings.Contains(got, shape.Redacted) {
+				t.Errorf("%s = %q, want %q with its literal redacted", k, got, want.text)
+			}
+		}
+	}
+	if strings.Contains(string(res.Structured), "C4n4ry") {
+		t.Errorf("a credential literal is in the answer: %s", res.Structured)
+	}
+}

@@ -80,6 +80,12 @@ func NewRedactor(o RedactorOptions) *Redactor {
 	}
 	for _, v := range r.secrets {
 		add(labelSecret, v[:min(len(v), prefix)])
+		// In a JSON document a secret with a quote, a backslash or a control character is
+		// written escaped (X"Y as X\"Y): its plain prefix is not in the document's bytes, and
+		// JSON would return the document unread.
+		if q := appendQuoted(nil, v); len(q) != len(v)+2 {
+			add(labelSecret, string(q[1:min(len(q)-1, 1+prefix)]))
+		}
 	}
 	for _, g := range r.keys.globs {
 		add(labelKey, g.fragment)

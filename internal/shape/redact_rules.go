@@ -3,6 +3,7 @@ package shape
 import (
 	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -20,6 +21,10 @@ type rule struct {
 	// validMatch, when set, rejects a whole match (submatch indexes m into s) that is no
 	// secret for a reason outside the secret part, such as the key it is the value of.
 	validMatch func(s string, m []int) bool
+	// rewrite, when set, redacts the secret part itself instead of replacing it whole: a header
+	// that carries several values keeps their names. It returns the part unchanged when
+	// nothing in it is secret.
+	rewrite func(part string) string
 }
 
 // apply replaces every secret the rule finds in s.
@@ -42,11 +47,17 @@ func (r *rule) apply(s string) string {
 		if start == end || secret == Redacted || r.valid != nil && !r.valid(secret) || r.validMatch != nil && !r.validMatch(s, m) {
 			continue
 		}
+		replacement := Redacted
+		if r.rewrite != nil {
+			if replacement = r.rewrite(secret); replacement == secret {
+				continue
+			}
+		}
 		if b.Len() == 0 {
 			b.Grow(len(s))
 		}
 		b.WriteString(s[last:start])
-		b.WriteString(Redacted)
+		b.WriteString(replacement)
 		last = end
 	}
 	if last == 0 {
@@ -63,7 +74,7 @@ const pemLabel = `[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`
 // builtinRules returns the rules, compiled on first use rather than at program start (every
 // command of the binary would pay for it otherwise). They are applied in order: whole key blocks
 // first, then header and URL credentials, then key=value pairs, then token shapes recognisable
-// on their own.
+// on their own, then cookie values, which may run over the words the others need.
 var builtinRules = sync.OnceValue(func() []rule {
 	return []rule{
 		{
@@ -117,16 +128,27 @@ var builtinRules = sync.OnceValue(func() []rule {
 			groups:   []int{1},
 		},
 		{
-			// password=…, api_key: …, "client_secret":"…" in text, query strings, DSNs and configs;
-			// the key must end in the credential word, so "max_tokens=100" is left alone.
+			// password=…, api_key: …, "client_secret":"…" in text, query strings, DSNs and configs,
+			// and pw = '…' in a SQL statement (a `quoted` column; a literal with doubled or
+			// escaped quotes, or with an E or N prefix); the key must end in the credential word,
+			// so "max_tokens=100" is left alone.
 			name:     "credential pair",
-			triggers: []string{"pass", "pwd", "secret", "token", "key", "credential", "signature"},
-			re: regexp.MustCompile(`(?i)\b([\w.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|` +
-				`access[_\-]?key|private[_\-]?key|credentials?|signature))["']?\s*[:=]\s*` +
-				`(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'&;,<>(){}\[\]]+))`),
+			triggers: []string{"pass", "pw", "secret", "token", "key", "credential", "signature"},
+			re: regexp.MustCompile(`(?i)\b([\w.\-]*?(?:password|passwd|pwd|pw|secret|token|api[_\-]?key|apikey|` +
+				`access[_\-]?key|private[_\-]?key|credentials?|signature))["'` + "`" + `]?\s*[:=]\s*` +
+				`(?:"([^"\r\n]*)"|` + sqlString + `|([^\s"'&;,<>(){}\[\]]+))`),
 			groups:     []int{2, 3, 4},
 			valid:      notPlaceholder,
 			validMatch: notWorkingDirectory,
+		},
+		{
+			// SQL sets passwords without an equals sign: ALTER USER … PASSWORD '…', MySQL's
+			// IDENTIFIED BY '…' and PASSWORD('…').
+			name:     "sql password literal",
+			triggers: []string{"password", "identified"},
+			re:       regexp.MustCompile(`(?i)\b(?:password|identified(?:\s+with\s+\w+)?\s+by)\s*\(?\s*` + sqlString),
+			groups:   []int{1},
+			valid:    notPlaceholder,
 		},
 		{
 			name:     "url signature or key parameter",
@@ -197,8 +219,51 @@ var builtinRules = sync.OnceValue(func() []rule {
 			triggers: []string{"eyJ"},
 			re:       regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`),
 		},
+		{
+			// Every cookie in a header is a session as far as runlens can tell, so each value
+			// goes and each name stays. Cookie values may hold what other rules look for
+			// (theme=dark&Bearer …), so these rules come last.
+			name:     "cookie header",
+			triggers: []string{"cookie"},
+			re:       regexp.MustCompile(`(?i)(?:^|[^\w\-])cookie["']?\s*:\s*([^\r\n]+)`),
+			groups:   []int{1},
+			rewrite:  func(v string) string { return redactCookies(v, false) },
+		},
+		{
+			name:     "set-cookie header",
+			triggers: []string{"cookie"},
+			re:       regexp.MustCompile(`(?i)\bset-cookie["']?\s*:\s*([^\r\n]+)`),
+			groups:   []int{1},
+			rewrite:  func(v string) string { return redactCookies(v, true) },
+		},
 	}
 })
+
+// sqlString matches a single-quoted string, SQL's (a doubled quote stays inside, an E'…' or
+// N'…' prefix is allowed) and a backslash-escaping language's alike; its one group is the text
+// between the quotes.
+const sqlString = `[en]?'((?:[^'\\\r\n]|''|\\.)*)'`
+
+// cookieAttributes are the attributes of a Set-Cookie header: settings, not the cookie.
+var cookieAttributes = []string{"expires", "max-age", "domain", "path", "samesite", "priority", "partitioned", "secure", "httponly"}
+
+// cookiePair is one name=value of a cookie header. A value ends where a cookie value cannot go
+// on (RFC 6265: at white space, ';' or '"'), so text after the header on the same line is
+// left to the other rules; a quoted value is one value.
+var cookiePair = regexp.MustCompile(`([^\s=;,"]+)\s*=\s*("[^"]*"|[^;\s"]*)`)
+
+// redactCookies replaces the value of every cookie in a Cookie or (set) Set-Cookie header value,
+// keeping the names and a Set-Cookie's attributes.
+func redactCookies(v string, set bool) string {
+	return cookiePair.ReplaceAllStringFunc(v, func(pair string) string {
+		m := cookiePair.FindStringSubmatchIndex(pair)
+		name, value := pair[m[2]:m[3]], pair[m[4]:m[5]]
+		if value == "" || value == Redacted || set && slices.ContainsFunc(cookieAttributes, func(a string) bool { return strings.EqualFold(a, name) }) {
+			return pair
+		}
+		return pair[:m[4]] + Redacted
+	})
+}
 
 // notPlaceholder leaves alone values that stand for a secret without being one: the "?" and
 // "$1" of normalized statements, format verbs, and masks.

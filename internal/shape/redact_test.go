@@ -78,6 +78,20 @@ var canaries = []canary{
 	{name: "yaml password", text: "  password: y4mlPassw0rd\n  host: db", secret: "y4mlPassw0rd", kept: "host: db"},
 	{name: "a pwd pair that is not the working directory", text: "MYSQL_PWD=c4n4ryMysqlPwd", secret: "c4n4ryMysqlPwd"},
 	{name: "a lower-case odbc pwd", text: "uid=sa;pwd=c4n4ryOdbcPwd;", secret: "c4n4ryOdbcPwd"},
+	{name: "cookie header", text: "Cookie: session=c00kieS3ssionV4l; theme=dark", secret: "c00kieS3ssionV4l", kept: "Cookie: session="},
+	{name: "cookie header's later value", text: "cookie: theme=dark; sid=s1dC4n4ryV4lue", secret: "s1dC4n4ryV4lue", kept: "theme="},
+	{name: "quoted cookie value", text: `Cookie: sid="qu0tedC4n4ry"`, secret: "qu0tedC4n4ry", kept: "sid="},
+	{name: "cookie header in a JSON-looking log line", text: `headers={"Cookie": "sid=js0nC4n4ryS1d", "Accept": "*/*"}`, secret: "js0nC4n4ryS1d", kept: `"Accept": "*/*"`},
+	{name: "set-cookie header", text: "Set-Cookie: session=s3tC00kieV4lue; Path=/; HttpOnly; Secure", secret: "s3tC00kieV4lue", kept: "Path=/; HttpOnly"},
+	{name: "pw literal in a SQL statement", text: "SELECT id FROM users WHERE name = 'bob' AND pw = 'hunter2canary'", secret: "hunter2canary", kept: "name = 'bob'"},
+	{name: "pw pair with a colon", text: "pw: c4n4ryPwColon", secret: "c4n4ryPwColon"},
+	{name: "password literal with a doubled quote", text: "UPDATE users SET password = 'it''sC4n4ryPw' WHERE id = 7", secret: "sC4n4ryPw", kept: "WHERE id = 7"},
+	{name: "password literal with an escaped quote", text: `UPDATE users SET passwd = 'it\'sEsc4pedPw' WHERE id = 7`, secret: "sEsc4pedPw", kept: "WHERE id = 7"},
+	{name: "national string literal", text: "UPDATE users SET secret = N'n4tionalC4n4ry' WHERE id = 7", secret: "n4tionalC4n4ry", kept: "WHERE id = 7"},
+	{name: "escape string literal", text: "UPDATE users SET token = E'esc4peC4n4ry' WHERE id = 7", secret: "esc4peC4n4ry", kept: "WHERE id = 7"},
+	{name: "token in a backtick-quoted column", text: "UPDATE `users` SET `token`='b4cktickC4n4ry' WHERE id=1", secret: "b4cktickC4n4ry", kept: "WHERE id=1"},
+	{name: "alter user password", text: "ALTER USER app WITH PASSWORD 'alt3rC4n4ry'", secret: "alt3rC4n4ry", kept: "ALTER USER app"},
+	{name: "mysql identified by", text: "CREATE USER 'app'@'%' IDENTIFIED BY 'id3ntC4n4ry'", secret: "id3ntC4n4ry", kept: "CREATE USER"},
 }
 
 // lookAlikes must pass through the redactor unchanged.
@@ -98,6 +112,8 @@ var lookAlikes = []string{
 	"NODE_EXTRA_CA_CERTS=/etc/ssl/certs/extra.pem", "REQUESTS_CA_BUNDLE=/etc/ssl/certs/ca-bundle.crt",
 	"CURL_CA_BUNDLE=/etc/pki/tls/certs/ca-bundle.crt",
 	"日本語のテキスト", "GET /api/runs/run_01HZX3 200", "AWS region us-east-1", "the secret sauce",
+	"the session cookie: missing", "cookie_consent: true", "SELECT pw FROM users WHERE id = $1",
+	"UPDATE users SET pw = ? WHERE id = ?", "loaded pwa-manifest.json", "ALTER USER app WITH PASSWORD $1",
 }
 
 func TestRedactorRemovesEveryCanary(t *testing.T) {
@@ -373,5 +389,23 @@ func TestRedactorWithManySecretValues(t *testing.T) {
 	}
 	if got := r.String("nothing secret here"); got != "nothing secret here" {
 		t.Errorf("String changed a plain string: %q", got)
+	}
+}
+
+func TestRedactorJSONFindsASecretValueWrittenEscaped(t *testing.T) {
+	for _, secret := range []string{`pa"ss"word1`, `C:\keys\s3cret`, "line1\nline2", "a<b>&c1234"} {
+		r := NewRedactor(RedactorOptions{SecretValues: []string{secret}})
+		raw, err := json.Marshal(map[string]string{"message": "login with " + secret + " failed"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := r.JSON(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back map[string]string
+		if err := json.Unmarshal(out, &back); err != nil || strings.Contains(back["message"], secret) {
+			t.Errorf("JSON(%s) = %s (%v): the secret %q survived", raw, out, err, secret)
+		}
 	}
 }

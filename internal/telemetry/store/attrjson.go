@@ -12,8 +12,9 @@ import (
 
 // appendAttrs appends m as a JSON object of string to string, stringifying every value with
 // pcommon.Value.AsString exactly as the ClickHouse exporter fills its Map(String, String)
-// columns. When a key repeats (OTLP allows it on the wire), the first occurrence wins, like
-// pcommon.Map.Get, so the object never holds a duplicate key. When into is not nil it receives
+// columns. When a key repeats (OTLP allows it on the wire), or two keys differ only in invalid
+// UTF-8 that both write as U+FFFD, the first occurrence wins, like pcommon.Map.Get, so the
+// object never holds a duplicate key. When into is not nil it receives
 // the same pairs, the view the conventions read.
 func appendAttrs(dst []byte, m pcommon.Map, into map[string]string) []byte {
 	dst = append(dst, '{')
@@ -27,16 +28,19 @@ func appendAttrs(dst []byte, m pcommon.Map, into map[string]string) []byte {
 	first := true
 	for k, v := range m.All() {
 		if n > 1 {
+			// Keys are compared as written: two keys with different invalid bytes are one
+			// key once repaired, and json_each would see both.
+			key := validUTF8(k)
 			if seenSet != nil {
-				if _, dup := seenSet[k]; dup {
+				if _, dup := seenSet[key]; dup {
 					continue
 				}
-				seenSet[k] = struct{}{}
+				seenSet[key] = struct{}{}
 			} else {
-				if slices.Contains(seen, k) {
+				if slices.Contains(seen, key) {
 					continue
 				}
-				seen = append(seen, k)
+				seen = append(seen, key)
 			}
 		}
 		if !first {

@@ -118,3 +118,17 @@ func attrsWithRepeatedKey(t *testing.T, n int) pcommon.Map {
 	}
 	return m
 }
+
+func TestAppendAttrsWritesKeysThatRepairAlikeOnce(t *testing.T) {
+	m := pcommon.NewMap()
+	m.PutStr("k\xff", "first")
+	m.PutStr("k\xfe", "second")
+	into := map[string]string{}
+	raw := appendAttrs(nil, m, into)
+	if want := `{"k\ufffd":"first"}`; string(raw) != want {
+		t.Errorf("appendAttrs = %s, want %s: the first of two keys that are one once repaired", raw, want)
+	}
+	if len(into) != 1 || into["k\uFFFD"] != "first" {
+		t.Errorf("the ingest view = %q, want the first value only", into)
+	}
+}
