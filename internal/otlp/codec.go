@@ -137,6 +137,8 @@ func grpcCode(httpStatus int) int {
 	switch httpStatus {
 	case http.StatusBadRequest:
 		return 3 // INVALID_ARGUMENT
+	case http.StatusRequestTimeout:
+		return 4 // DEADLINE_EXCEEDED
 	case http.StatusRequestEntityTooLarge:
 		return 8 // RESOURCE_EXHAUSTED
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
