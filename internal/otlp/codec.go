@@ -25,6 +25,9 @@ func decodeTraces(enc encoding, body []byte) (ptrace.Traces, error) {
 		err error
 	)
 	if enc == encodingJSON {
+		if err := checkJSONDepth(body); err != nil {
+			return ptrace.Traces{}, err
+		}
 		td, err = (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(body)
 	} else {
 		td, err = (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(body)
@@ -41,6 +44,9 @@ func decodeLogs(enc encoding, body []byte) (plog.Logs, error) {
 		err error
 	)
 	if enc == encodingJSON {
+		if err := checkJSONDepth(body); err != nil {
+			return plog.Logs{}, err
+		}
 		ld, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(body)
 	} else {
 		ld, err = (&plog.ProtoUnmarshaler{}).UnmarshalLogs(body)
@@ -137,6 +143,8 @@ func grpcCode(httpStatus int) int {
 	switch httpStatus {
 	case http.StatusBadRequest:
 		return 3 // INVALID_ARGUMENT
+	case http.StatusRequestTimeout:
+		return 4 // DEADLINE_EXCEEDED
 	case http.StatusRequestEntityTooLarge:
 		return 8 // RESOURCE_EXHAUSTED
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:

@@ -95,10 +95,11 @@ func NewGRPCServer(sink Sink, o Options) *GRPCServer {
 		// rather than sent away; MaxConnectionIdle still closes a connection without calls.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.InTapHandle(g.admit),
+		grpc.ForceServerCodecV2(newServerCodec()), // see rawMessage
 	)
-	ptraceotlp.RegisterGRPCServer(srv, &traceService{g: g})
-	plogotlp.RegisterGRPCServer(srv, &logsService{g: g})
-	pmetricotlp.RegisterGRPCServer(srv, &metricsService{g: g})
+	srv.RegisterService(traceServiceDesc, g)
+	srv.RegisterService(logsServiceDesc, g)
+	srv.RegisterService(metricsServiceDesc, g)
 	return &GRPCServer{srv: srv}
 }
 
@@ -196,44 +197,41 @@ func (g *grpcReceiver) sinkError(what string, err error) error {
 	return retryLater(what+" not stored, retry later", time.Second)
 }
 
-type traceService struct {
-	ptraceotlp.UnimplementedGRPCServer
-	g *grpcReceiver
-}
-
-func (s *traceService) Export(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
-	s.g.identify(ctx)
-	accepted, rejected, err := s.g.sink.IngestTraces(ctx, req.Traces())
-	if err != nil {
-		return ptraceotlp.ExportResponse{}, s.g.sinkError("traces", err)
+func (g *grpcReceiver) exportTraces(ctx context.Context, msg []byte) ([]byte, error) {
+	req := ptraceotlp.NewExportRequest()
+	if err := req.UnmarshalProto(msg); err != nil {
+		return nil, invalidMessage(err)
 	}
-	s.g.log.Debug("otlp/grpc traces stored", "accepted", accepted, "rejected", rejected)
-	return tracesResponse(rejected), nil
-}
-
-type logsService struct {
-	plogotlp.UnimplementedGRPCServer
-	g *grpcReceiver
-}
-
-func (s *logsService) Export(ctx context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
-	s.g.identify(ctx)
-	accepted, rejected, err := s.g.sink.IngestLogs(ctx, req.Logs())
+	g.identify(ctx)
+	accepted, rejected, err := g.sink.IngestTraces(ctx, req.Traces())
 	if err != nil {
-		return plogotlp.ExportResponse{}, s.g.sinkError("logs", err)
+		return nil, g.sinkError("traces", err)
 	}
-	s.g.log.Debug("otlp/grpc logs stored", "accepted", accepted, "rejected", rejected)
-	return logsResponse(rejected), nil
+	g.log.Debug("otlp/grpc traces stored", "accepted", accepted, "rejected", rejected)
+	return tracesResponse(rejected).MarshalProto()
 }
 
-type metricsService struct {
-	pmetricotlp.UnimplementedGRPCServer
-	g *grpcReceiver
+func (g *grpcReceiver) exportLogs(ctx context.Context, msg []byte) ([]byte, error) {
+	req := plogotlp.NewExportRequest()
+	if err := req.UnmarshalProto(msg); err != nil {
+		return nil, invalidMessage(err)
+	}
+	g.identify(ctx)
+	accepted, rejected, err := g.sink.IngestLogs(ctx, req.Logs())
+	if err != nil {
+		return nil, g.sinkError("logs", err)
+	}
+	g.log.Debug("otlp/grpc logs stored", "accepted", accepted, "rejected", rejected)
+	return logsResponse(rejected).MarshalProto()
 }
 
-func (s *metricsService) Export(ctx context.Context, req pmetricotlp.ExportRequest) (pmetricotlp.ExportResponse, error) {
-	s.g.identify(ctx)
-	return s.g.opts.Stats.dropMetrics(req.Metrics()), nil
+func (g *grpcReceiver) exportMetrics(ctx context.Context, msg []byte) ([]byte, error) {
+	req := pmetricotlp.NewExportRequest()
+	if err := req.UnmarshalProto(msg); err != nil {
+		return nil, invalidMessage(err)
+	}
+	g.identify(ctx)
+	return g.opts.Stats.dropMetrics(req.Metrics()).MarshalProto()
 }
 
 // Response headers in which a runlens gRPC receiver says whose it is, as the HTTP receiver does

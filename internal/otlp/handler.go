@@ -29,6 +29,8 @@ const (
 	// DefaultMaxConcurrent bounds the requests decoded at once, and so the memory a burst can
 	// take: a decoded batch is a few times its wire size.
 	DefaultMaxConcurrent = 8
+	// DefaultBodyTimeout is how long a request body may stall: see Options.BodyTimeout.
+	DefaultBodyTimeout = 10 * time.Second
 )
 
 // Paths served, as fixed by the OTLP/HTTP specification.
@@ -46,10 +48,17 @@ type Options struct {
 	// is also limited to 100 times the compressed size (at least MaxBodyBytes), so a small
 	// gzip bomb is refused early.
 	MaxDecompressedBytes int64
-	// MaxConcurrent bounds the requests in progress per protocol. HTTP requests beyond it
-	// wait for a slot before their body is read; gRPC calls beyond it are answered UNAVAILABLE
-	// with a retry delay, since a gRPC server reads a call's message before any handler runs.
+	// MaxConcurrent bounds the requests decoded and stored at once per protocol. An HTTP
+	// request takes its slot only once its whole body has arrived, so senders that stall
+	// mid-body cannot keep the others out; the bodies read at once are bounded apart (see
+	// bodyReadsPerSlot). gRPC calls beyond it are answered UNAVAILABLE with a retry delay,
+	// since a gRPC server reads a call's message before any handler runs.
 	MaxConcurrent int
+	// BodyTimeout bounds how long an HTTP request body may stall (default DefaultBodyTimeout):
+	// the body must have arrived within BodyTimeout plus one second per bodyMinRate bytes
+	// received, and within maxBodyTime in all. A stalled sender is answered 408 after
+	// BodyTimeout; a large batch keeps going as long as it moves.
+	BodyTimeout time.Duration
 	// Logger receives refused requests (debug) and sink failures (warn); nil discards.
 	Logger *slog.Logger
 	// AllowedHosts are host names accepted in Host and Origin besides the loopback ones
@@ -76,12 +85,28 @@ type Sink interface {
 	IngestLogs(ctx context.Context, ld plog.Logs) (accepted, rejected int, err error)
 }
 
+// bodyReadsPerSlot: an HTTP receiver reads up to this many bodies per decode slot at once.
+//
+// Memory stays bounded whatever the senders do. The listener holds DefaultMaxConnections
+// connections (the rest wait in the kernel's queue); of their requests, at most
+// bodyReadsPerSlot × MaxConcurrent (32 by default) hold a body, read or being read, each of at
+// most MaxBodyBytes as sent; the others wait before reading anything, at the cost of a
+// goroutine. Of those holding a body, at most MaxConcurrent inflate and decode it (up to
+// MaxDecompressedBytes each). So ten thousand senders cost no more than thirty-two: 512 MiB at
+// the very worst with the defaults, and only for as long as BodyTimeout and bodyMinRate let a
+// body take. Stalled senders must outnumber the reads to delay anyone, and then only until
+// their bodies are overdue.
+const bodyReadsPerSlot = 4
+
 // receiver serves the three OTLP/HTTP paths.
 type receiver struct {
 	sink Sink
 	opts Options
 	log  *slog.Logger
-	sem  chan struct{}
+	// reads bounds the requests holding a body in memory (see bodyReadsPerSlot); sem bounds
+	// those of them being decoded and stored.
+	reads chan struct{}
+	sem   chan struct{}
 }
 
 // withDefaults fills the zero fields of o.
@@ -98,6 +123,9 @@ func (o Options) withDefaults() Options {
 	if o.HandshakeTimeout <= 0 {
 		o.HandshakeTimeout = DefaultHandshakeTimeout
 	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -111,8 +139,18 @@ func (o Options) withDefaults() Options {
 // decoded, counted and dropped, and the answer says so (see Stats). Every request first passes
 // the guard: a loopback (or configured) Host and no foreign Origin.
 func NewHandler(sink Sink, o Options) http.Handler {
+	return newReceiver(sink, o).handler()
+}
+
+func newReceiver(sink Sink, o Options) *receiver {
 	o = o.withDefaults()
-	rc := &receiver{sink: sink, opts: o, log: o.Logger, sem: make(chan struct{}, o.MaxConcurrent)}
+	return &receiver{sink: sink, opts: o, log: o.Logger,
+		reads: make(chan struct{}, bodyReadsPerSlot*o.MaxConcurrent), sem: make(chan struct{}, o.MaxConcurrent)}
+}
+
+// handler serves the receiver's paths behind the guard.
+func (rc *receiver) handler() http.Handler {
+	o := rc.opts
 	mux := http.NewServeMux()
 	mux.Handle(TracesPath, rc.serve(signalTraces))
 	mux.Handle(LogsPath, rc.serve(signalLogs))
@@ -145,13 +183,26 @@ func (rc *receiver) serve(sig signalKind) http.Handler {
 				"unsupported content type: use application/x-protobuf or application/json")
 			return
 		}
-		select {
-		case rc.sem <- struct{}{}:
-			defer func() { <-rc.sem }()
-		case <-r.Context().Done():
+		gzipped, err := contentEncoding(r)
+		if err != nil {
+			rc.refuse(w, enc, err)
 			return
 		}
-		body, err := readBody(w, r, rc.opts)
+		if !acquire(r.Context(), rc.reads) {
+			return
+		}
+		defer func() { <-rc.reads }()
+		raw, err := readBody(w, r, rc.opts)
+		if err != nil {
+			rc.refuse(w, enc, err)
+			return
+		}
+		// Only a complete body takes a decode slot.
+		if !acquire(r.Context(), rc.sem) {
+			return
+		}
+		defer func() { <-rc.sem }()
+		body, err := inflate(raw, gzipped, rc.opts)
 		if err != nil {
 			rc.refuse(w, enc, err)
 			return
@@ -165,6 +216,16 @@ func (rc *receiver) serve(sig signalKind) http.Handler {
 			rc.metrics(w, enc, body)
 		}
 	})
+}
+
+// acquire takes a slot of sem, or gives up when the client leaves.
+func acquire(ctx context.Context, sem chan struct{}) bool {
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (rc *receiver) traces(w http.ResponseWriter, r *http.Request, enc encoding, body []byte) {
@@ -216,13 +277,17 @@ func (rc *receiver) respond(w http.ResponseWriter, enc encoding, resp exportResp
 	writeResponse(w, enc, b)
 }
 
-// refuse answers a request the client must fix: 413 for size, 400 otherwise, with the reason
-// in an OTLP Status message.
+// refuse answers a request the client must fix: 413 for size, 408 for a body that stalled,
+// 400 otherwise, with the reason in an OTLP Status message.
 func (rc *receiver) refuse(w http.ResponseWriter, enc encoding, err error) {
 	status := http.StatusBadRequest
 	var tooLarge *tooLargeError
-	if errors.As(err, &tooLarge) {
+	var slow *slowBodyError
+	switch {
+	case errors.As(err, &tooLarge):
 		status = http.StatusRequestEntityTooLarge
+	case errors.As(err, &slow):
+		status = http.StatusRequestTimeout
 	}
 	rc.log.Debug("otlp request refused", "status", status, "err", err)
 	writeStatus(w, enc, status, err.Error())

@@ -82,7 +82,8 @@ func isLoopbackHost(host string) bool {
 }
 
 // NewServer wraps h in an http.Server with timeouts, so a slow or stalled client cannot hold
-// a connection and its buffers forever.
+// a connection and its buffers forever. The receiver's handler moves the read deadline itself
+// once a body starts (Options.BodyTimeout), within the same 60 s.
 func NewServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,

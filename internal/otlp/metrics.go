@@ -51,6 +51,9 @@ func decodeMetrics(enc encoding, body []byte) (pmetric.Metrics, error) {
 		err error
 	)
 	if enc == encodingJSON {
+		if err := checkJSONDepth(body); err != nil {
+			return pmetric.Metrics{}, err
+		}
 		md, err = (&pmetric.JSONUnmarshaler{}).UnmarshalMetrics(body)
 	} else {
 		md, err = (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(body)
