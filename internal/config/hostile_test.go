@@ -3,6 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +116,54 @@ func TestNestingCheckCountsOnlyStructure(t *testing.T) {
 		if deep != tt.deep {
 			t.Errorf("parseDocument(%.40q) = %v, want too deep %v", tt.in, err, tt.deep)
 		}
+	}
+}
+
+// The docs root is served to the model: it must be a folder of the project, whatever the path
+// or the symbolic links on the way say.
+func TestADocsRootOutsideTheProjectIsRefused(t *testing.T) {
+	outside := t.TempDir()
+	tests := []struct {
+		name, root string
+		outside    bool
+	}{
+		{"a parent folder", "../outside", true},
+		{"the file system root", "/", true},
+		{"an absolute folder elsewhere", outside, true},
+		{"a link to a folder elsewhere", "linked", true},
+		{"a path through a link to a folder elsewhere", "linked/docs", true},
+		{"a folder that climbs back in", "docs/../docs", false},
+		{"a folder not created yet", "later/docs", false},
+		{"the project itself", ".", false},
+		{"a link to a folder inside", "inner-link", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := project(t, `{"docs": {"root": `+strconv.Quote(tt.root)+`}}`)
+			if err := os.Symlink(outside, filepath.Join(root, "linked")); err != nil {
+				t.Skipf("symbolic links unavailable: %v", err)
+			}
+			if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("docs", filepath.Join(root, "inner-link")); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := testLoader(t).Load(root, nil, Overrides{})
+			var errs Errors
+			errors.As(err, &errs)
+			if !tt.outside {
+				if err != nil {
+					t.Fatalf("Load: %v", err)
+				}
+				if !strings.HasPrefix(cfg.Docs.Root, root) {
+					t.Fatalf("docs root = %s, want under %s", cfg.Docs.Root, root)
+				}
+				return
+			}
+			if len(errs) != 1 || errs[0].Pointer != "/docs/root" || !strings.Contains(errs[0].Problem, "outside the project") || errs[0].Line != 1 {
+				t.Fatalf("errors = %v, want one at /docs/root saying it is outside the project", errs)
+			}
+		})
 	}
 }

@@ -307,6 +307,9 @@ func workspaceChecks(ctx context.Context, d Deps) ([]Check, error) {
 	if d.Docs != nil {
 		info, err := d.Docs.Info(ctx)
 		switch {
+		case errors.Is(err, docs.ErrRootOutside):
+			checks = append(checks, Check{Name: "docs_present", Status: Fail, Summary: "The docs folder " + info.Root + " resolves outside the project root, so it is not served.",
+				Fix: "Set docs.root in runlens.json to a folder inside the project; a symbolic link must point inside the project too."})
 		case errors.Is(err, docs.ErrCorpusNotFound):
 			checks = append(checks, Check{Name: "docs_present", Status: Warn, Summary: "The docs folder " + info.Root + " does not exist.", Fix: "Create it, or set docs.root in runlens.json."})
 		case err != nil:
