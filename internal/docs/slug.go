@@ -72,6 +72,13 @@ func isMarkdownName(name string) bool {
 	return strings.EqualFold(path.Ext(name), ".md") && len(name) > len(".md")
 }
 
+// slugName reports whether a file or folder name can be part of a slug that cleanSlug accepts
+// as it is, so every listed document can be fetched by the slug it is listed under.
+func slugName(name string) bool {
+	clean, ok := cleanSlug(name)
+	return ok && clean == name
+}
+
 // cleanSlug checks a slug supplied by a caller and returns it in the form the index uses. Slugs
 // are only looked up, never joined into paths, so this is a second line of defence: anything that
 // looks like traversal or an encoded separator is refused outright instead of being normalised

@@ -321,9 +321,9 @@ func workspaceChecks(ctx context.Context, d Deps) ([]Check, error) {
 		}
 		if sk := info.Skipped; err == nil && sk.Total() > 0 {
 			checks = append(checks, Check{Name: "docs_skipped", Status: Warn,
-				Summary: fmt.Sprintf("%d file(s) under %s are not served: %d too large, %d symlinks, %d over the limits, %d unreadable, %d with a clashing slug.",
-					sk.Total(), info.Root, sk.Oversize, sk.Symlinks, sk.OverLimit, sk.Unreadable, sk.Conflicts),
-				Fix: "Symlinks are never followed: copy the file into the docs folder; split files over 2 MiB; rename files whose slugs clash."})
+				Summary: fmt.Sprintf("%d file(s) under %s are not served: %d too large, %d symlinks, %d over the limits, %d unreadable, %d with a clashing slug, %d with a name no slug can carry.",
+					sk.Total(), info.Root, sk.Oversize, sk.Symlinks, sk.OverLimit, sk.Unreadable, sk.Conflicts, sk.BadNames),
+				Fix: "Symlinks are never followed: copy the file into the docs folder; split files over 2 MiB; rename files whose slugs clash, and files or folders whose names hold control characters, a backslash or a %-escape."})
 		}
 	}
 	if d.Commands != nil {
