@@ -114,6 +114,10 @@ func cleanSlug(slug string) (string, bool) {
 // and a repeated heading gets -1, -2, … in document order.
 type headingSlugger struct {
 	seen map[string]bool
+	// next is, per base, the least suffix not yet known to be taken, so a heading repeated
+	// thousands of times costs one probe rather than one per earlier copy. A suffix once taken
+	// stays taken, so skipping the ones already tried changes no slug.
+	next map[string]int
 }
 
 func (h *headingSlugger) slug(text string) string {
@@ -131,11 +135,15 @@ func (h *headingSlugger) slug(text string) string {
 		base = "section"
 	}
 	if h.seen == nil {
-		h.seen = make(map[string]bool)
+		h.seen, h.next = make(map[string]bool), make(map[string]int)
 	}
 	slug := base
-	for n := 1; h.seen[slug]; n++ {
-		slug = base + "-" + strconv.Itoa(n)
+	if h.seen[slug] {
+		n := max(h.next[base], 1)
+		for slug = base + "-" + strconv.Itoa(n); h.seen[slug]; slug = base + "-" + strconv.Itoa(n) {
+			n++
+		}
+		h.next[base] = n + 1
 	}
 	h.seen[slug] = true
 	return slug
