@@ -69,6 +69,10 @@ func (d appDoctor) endpoint() string {
 	return "http://" + d.a.Config.Receiver.Address
 }
 
+// maxEndpointRunes is the doctor output schema's bound of endpoint; a configured source may be
+// longer (its own bound is 2,048 characters).
+const maxEndpointRunes = 512
+
 // Report runs the doctor and returns its report.
 func (d appDoctor) Report(ctx context.Context, probe, family string) doctor.Report {
 	return doctor.Run(ctx, doctor.Families(d.deps(), probe), family)
@@ -90,7 +94,7 @@ func (d appDoctor) Run(ctx context.Context, in gen.DoctorInput) (gen.DoctorOutpu
 	}
 	out := gen.DoctorOutput{
 		Status:   gen.Status(rep.Status),
-		Endpoint: endpoint,
+		Endpoint: doctor.Shorten(endpoint, maxEndpointRunes),
 		Counts:   tally(rep.Counts),
 		Checks:   []gen.Check{},
 	}

@@ -2,9 +2,12 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/runlens/runlens/gen"
@@ -115,7 +118,13 @@ func applyFile(cfg *Config, f *gen.Config, origin string) (set chosen, errs Erro
 	}
 	if d := f.Docs; d != nil {
 		if d.Root != nil {
-			cfg.Docs.Root = resolve(root, *d.Root)
+			dir := resolve(root, *d.Root)
+			if !insideProject(root, dir) {
+				bad("/docs/root", "docs.root "+quoteValue(*d.Root)+" resolves outside the project root (symbolic links followed)",
+					"name a folder inside the project, such as docs; a symbolic link on the way must point inside the project too")
+			} else {
+				cfg.Docs.Root = dir
+			}
 		}
 		if d.Exclude != nil {
 			cfg.Docs.Exclude = d.Exclude
@@ -245,6 +254,40 @@ func parseRetention(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("retention %q is longer than 90d", s)
 	}
 	return d, nil
+}
+
+// insideProject reports whether dir, its symbolic links resolved, is the project root or a
+// folder under it. A part of dir that does not exist yet is taken as written, so a docs folder
+// created later is accepted; the docs corpus checks again each time it opens the folder.
+func insideProject(root, dir string) bool {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	realDir, err := realPath(dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(realRoot, realDir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// realPath resolves the symbolic links of the longest part of p that exists.
+func realPath(p string) (string, error) {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		parent := filepath.Dir(p)
+		if !errors.Is(err, fs.ErrNotExist) || parent == p {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 func resolve(root, p string) string {

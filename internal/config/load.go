@@ -16,6 +16,9 @@ import (
 // maxFileBytes bounds the configuration file; anything larger is not a hand-written config.
 const maxFileBytes = 1 << 20
 
+// sizeFix is the fix of a file that cannot be read or is over maxFileBytes.
+const sizeFix = "make " + FileName + " a readable JSON file of at most 1 MiB"
+
 // Loader loads configurations against one compiled schema. Compiling the schema is the costly
 // part, so a process builds one Loader and loads as often as it needs.
 type Loader struct {
@@ -181,7 +184,7 @@ func (l *Loader) applyFileAt(cfg *Config, path string) (set chosen, errs Errors)
 		return chosen{}, nil
 	}
 	if err != nil {
-		return chosen{}, Errors{{Origin: path, Problem: err.Error(), Fix: "make " + FileName + " a readable JSON file of at most 1 MiB"}}
+		return chosen{}, Errors{{Origin: path, Problem: err.Error(), Fix: sizeFix}}
 	}
 	cfg.File = path
 	return l.apply(cfg, path, data)
@@ -189,15 +192,21 @@ func (l *Loader) applyFileAt(cfg *Config, path string) (set chosen, errs Errors)
 
 // apply parses, validates and applies one file's bytes, reporting every problem it finds.
 func (l *Loader) apply(cfg *Config, origin string, data []byte) (set chosen, errs Errors) {
+	if len(data) > maxFileBytes {
+		return chosen{}, Errors{{Origin: origin, Problem: "larger than 1 MiB", Fix: sizeFix}}
+	}
 	doc, err := parseDocument(data)
 	if err != nil {
 		var se *syntaxError
 		errors.As(err, &se)
 		line, col := position(data, se.offset)
+		if se.fix != "" {
+			return chosen{}, Errors{{Origin: origin, Line: line, Column: col, Problem: se.msg, Fix: se.fix}}
+		}
 		return chosen{}, Errors{{Origin: origin, Line: line, Column: col, Problem: "invalid JSON: " + se.msg, Fix: "correct the JSON syntax at this position"}}
 	}
 	for _, dup := range doc.dups {
-		line, col := position(doc.data, dup.offset)
+		line, col := doc.position(dup.offset)
 		errs = append(errs, &Error{Origin: origin, Pointer: dup.ptr, Line: line, Column: col,
 			Problem: "this key appears more than once in the same object",
 			Fix:     "keep a single occurrence; JSON readers disagree on which one wins"})

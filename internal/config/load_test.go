@@ -19,7 +19,7 @@ var (
 )
 
 // testLoader compiles the real schema from the repository once per test binary.
-func testLoader(t *testing.T) *Loader {
+func testLoader(t testing.TB) *Loader {
 	t.Helper()
 	loaderOnce.Do(func() {
 		data, err := os.ReadFile(filepath.Join("..", "..", "schemas", "config.schema.json"))

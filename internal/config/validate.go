@@ -106,7 +106,7 @@ func problemsOf(root *jsonschema.Schema, d *document, origin string, leaf *jsons
 			out = append(out, &Error{
 				Origin:  origin,
 				Pointer: at + "/" + escapePointer(p),
-				Problem: fmt.Sprintf("unknown key %q", p),
+				Problem: "unknown key " + quoteValue(p),
 				Fix:     unknownKeyFix(p, known),
 			})
 		}
@@ -229,6 +229,9 @@ func unknownKeyFix(got string, known []string) string {
 		if strings.EqualFold(k, got) {
 			best, bestDist = k, 0
 			break
+		}
+		if d := len(got) - len(k); d >= bestDist || -d >= bestDist {
+			continue // the distance is at least the difference in length
 		}
 		if d := editDistance(strings.ToLower(got), strings.ToLower(k)); d < bestDist {
 			best, bestDist = k, d

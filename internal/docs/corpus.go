@@ -22,7 +22,10 @@ const (
 
 // Options configures a corpus. The zero value of every field means its default.
 type Options struct {
-	// ProjectRoot anchors a relative Root and is what CorpusInfo.Root is relative to.
+	// ProjectRoot anchors a relative Root and is what CorpusInfo.Root is relative to. When it
+	// is set, Root must resolve inside it, symbolic links followed: a root elsewhere ("..",
+	// "/", a docs folder that links out of the project) is refused with RootOutsideError each
+	// time it is opened, so a link changed later is caught too.
 	ProjectRoot string
 	// Root is the docs folder, relative to ProjectRoot unless absolute. Default "docs".
 	Root string
@@ -53,6 +56,7 @@ type CorpusInfo struct {
 // use. Opening it costs nothing; the first call that needs the index builds it.
 type Corpus struct {
 	dir      string
+	project  string // "" when Options.ProjectRoot was not set: no containment to check
 	display  string
 	exclude  excluder
 	maxBytes int64
@@ -99,6 +103,9 @@ func Open(o Options) (*Corpus, error) {
 		interval: o.RefreshInterval,
 		idx:      newIndex(),
 	}
+	if o.ProjectRoot != "" {
+		c.project = project
+	}
 	if c.maxBytes == 0 {
 		c.maxBytes = DefaultMaxFileBytes
 	}
@@ -116,7 +123,10 @@ func Open(o Options) (*Corpus, error) {
 func displayRoot(project, dir string) string {
 	rel, err := filepath.Rel(project, dir)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return filepath.Base(dir)
+		if base := filepath.Base(dir); base != string(filepath.Separator) && base != "." {
+			return base
+		}
+		return "(the file system root)"
 	}
 	return filepath.ToSlash(rel)
 }
@@ -157,9 +167,9 @@ func (c *Corpus) lastOutcome() (time.Time, error) {
 
 // refreshLocked does the work of Refresh; the caller holds refreshMu.
 func (c *Corpus) refreshLocked(ctx context.Context) error {
-	root, err := os.OpenRoot(c.dir)
+	root, err := c.openRoot()
 	if err != nil {
-		return c.lost()
+		return c.lost(err)
 	}
 	defer root.Close()
 	files, skips, err := walk(ctx, root, c.exclude, c.maxBytes, c.maxDocs)
@@ -167,7 +177,7 @@ func (c *Corpus) refreshLocked(ctx context.Context) error {
 		return fmt.Errorf("refresh docs index: %w", ctx.Err())
 	}
 	if err != nil {
-		return c.lost()
+		return c.lost(&CorpusNotFoundError{Root: c.display})
 	}
 
 	plan := c.idx.diff(files)
@@ -209,16 +219,58 @@ func (c *Corpus) refreshLocked(ctx context.Context) error {
 	return nil
 }
 
-// lost records that the root cannot be opened or listed: the documents it held are gone, and
-// every call says so until the folder is back.
-func (c *Corpus) lost() error {
+// lost records that the root cannot be opened or listed, or may not be: the documents it held
+// are gone, and every call says why until the folder is back.
+func (c *Corpus) lost(err error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.idx = newIndex()
 	c.skips = Skips{}
-	c.err = &CorpusNotFoundError{Root: c.display}
+	c.err = err
 	c.lastRefresh = time.Now()
 	return c.err
+}
+
+// openRoot opens the docs root, refusing one that is not inside the project: the folder opened
+// must be the very folder its path resolves to, and that folder must be under the project's
+// own resolved path. It returns CorpusNotFoundError or RootOutsideError.
+func (c *Corpus) openRoot() (*os.Root, error) {
+	root, err := os.OpenRoot(c.dir)
+	if err != nil {
+		return nil, &CorpusNotFoundError{Root: c.display}
+	}
+	if c.project == "" {
+		return root, nil
+	}
+	if err := c.confined(root); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return root, nil
+}
+
+func (c *Corpus) confined(root *os.Root) error {
+	outside := &RootOutsideError{Root: c.display}
+	project, err := filepath.EvalSymlinks(c.project)
+	if err != nil {
+		return outside
+	}
+	real, err := filepath.EvalSymlinks(c.dir)
+	if err != nil {
+		return &CorpusNotFoundError{Root: c.display}
+	}
+	rel, err := filepath.Rel(project, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return outside
+	}
+	opened, err := root.Stat(".")
+	if err != nil {
+		return &CorpusNotFoundError{Root: c.display}
+	}
+	if checked, err := os.Stat(real); err != nil || !os.SameFile(opened, checked) {
+		return outside // swapped between the open and the check: judge it on the next call
+	}
+	return nil
 }
 
 // parsedDoc is the outcome of a parseJob; doc is nil when the file could not be read.

@@ -16,6 +16,9 @@ var (
 	ErrDocNotFound = errors.New("doc not found")
 	// ErrSectionNotFound means the document exists but has no such heading.
 	ErrSectionNotFound = errors.New("section not found")
+	// ErrRootOutside means the docs root, symbolic links resolved, is not inside the project:
+	// a configuration error, not a missing corpus.
+	ErrRootOutside = errors.New("docs root outside the project")
 )
 
 // maxListedSections bounds how many section slugs a SectionNotFoundError carries.
@@ -33,6 +36,20 @@ func (e *CorpusNotFoundError) Error() string {
 
 // Is makes errors.Is(err, ErrCorpusNotFound) hold.
 func (e *CorpusNotFoundError) Is(target error) bool { return target == ErrCorpusNotFound }
+
+// RootOutsideError reports a docs root that resolves outside the project root.
+type RootOutsideError struct {
+	// Root is the docs root as configured, relative to the project root when inside it, else
+	// its folder name; never absolute.
+	Root string
+}
+
+func (e *RootOutsideError) Error() string {
+	return fmt.Sprintf("the docs folder %s resolves outside the project root", e.Root)
+}
+
+// Is makes errors.Is(err, ErrRootOutside) hold.
+func (e *RootOutsideError) Is(target error) bool { return target == ErrRootOutside }
 
 // DocNotFoundError reports a slug with no document, with a few slugs that may have been meant.
 type DocNotFoundError struct {

@@ -62,24 +62,30 @@ func (e excluder) excluded(rel, name string) bool {
 }
 
 // matchSegments matches path segments against pattern segments, "**" standing for any number of
-// segments (including none).
+// segments (including none). Memoised, so the work is bounded by the product of the two lengths
+// however many "**" the pattern holds.
 func matchSegments(pattern, segs []string) bool {
-	for len(pattern) > 0 {
-		if pattern[0] == "**" {
-			for i := 0; i <= len(segs); i++ {
-				if matchSegments(pattern[1:], segs[i:]) {
-					return true
-				}
-			}
-			return false
+	memo := make(map[[2]int]bool)
+	var m func(pi, si int) bool
+	m = func(pi, si int) bool {
+		key := [2]int{pi, si}
+		if v, ok := memo[key]; ok {
+			return v
 		}
-		if len(segs) == 0 {
-			return false
+		var res bool
+		switch {
+		case pi == len(pattern):
+			res = si == len(segs)
+		case pattern[pi] == "**":
+			res = m(pi+1, si) || si < len(segs) && m(pi, si+1)
+		case si == len(segs):
+			res = false
+		default:
+			ok, _ := path.Match(pattern[pi], segs[si])
+			res = ok && m(pi+1, si+1)
 		}
-		if ok, _ := path.Match(pattern[0], segs[0]); !ok {
-			return false
-		}
-		pattern, segs = pattern[1:], segs[1:]
+		memo[key] = res
+		return res
 	}
-	return len(segs) == 0
+	return m(0, 0)
 }

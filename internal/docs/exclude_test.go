@@ -1,6 +1,10 @@
 package docs
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestExcluder(t *testing.T) {
 	ex, err := newExcluder([]string{"archive/**", "*.tmp.md", "drafts", "./api/generated/*.md", "**/private/**"})
@@ -47,4 +51,24 @@ func lastSlash(s string) int {
 		}
 	}
 	return -1
+}
+
+// A pattern of many "**" against a deep path is matched in time bounded by the product of their
+// lengths: it tried every way of spreading the path over the stars.
+func TestManyDoubleStarsMatchQuickly(t *testing.T) {
+	ex, err := newExcluder([]string{strings.Repeat("**/", 20) + "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := strings.Repeat("a/", 31) + "b.md"
+	start := time.Now()
+	if ex.excluded(rel, "b.md") {
+		t.Fatal("excluded a path that does not end in x")
+	}
+	if !ex.excluded(strings.Repeat("a/", 31)+"x", "x") {
+		t.Fatal("kept a path that ends in x")
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("matching took %v", took)
+	}
 }

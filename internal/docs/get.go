@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 )
@@ -109,9 +108,9 @@ func contentVersion(body []byte) string {
 
 // read reads one indexed file through a fresh os.Root, with the same checks as the index build.
 func (c *Corpus) read(rel string) ([]byte, error) {
-	root, err := os.OpenRoot(c.dir)
+	root, err := c.openRoot()
 	if err != nil {
-		return nil, &CorpusNotFoundError{Root: c.display}
+		return nil, err
 	}
 	defer root.Close()
 	f, err := statFile(root, rel)

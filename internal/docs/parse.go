@@ -56,7 +56,8 @@ type section struct {
 // body (the source without front matter), which section offsets refer to, and the front matter.
 func parseDocument(name string, src []byte) (*document, []byte, frontMatter) {
 	fm, body := splitFrontMatter(src)
-	root := markdown.Parse(text.NewReader(body))
+	// The parser reads a tamed copy; offsets and text are taken from body, which it mirrors.
+	root := markdown.Parse(text.NewReader(tame(body)))
 
 	d := &document{path: name}
 	var (

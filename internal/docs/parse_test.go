@@ -1,9 +1,14 @@
 package docs
 
 import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -141,5 +146,73 @@ func TestClip(t *testing.T) {
 		if got := clip(tt.in, tt.n); got != tt.want {
 			t.Errorf("clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
+	}
+}
+
+// pathological are inputs the Markdown parser once spent quadratic (or worse) time on: 400 KB of
+// "[x](" took 87 s, of "+ " more than an hour.
+var pathological = []string{
+	"[x](", "![](", "[](", "[x](<", "[x](< ", "[x](<\\>", "[x](()", "[x](\n", "[x](a \"\n", "[x]\n",
+	"[x][\n", "[^", "[", "`", "*", "|", "|a|b|\n", ">", "> ", " >", "+ ", "1. ", "1) ", "- > ",
+	"* > 1. ", "=\n", "#\n", "a\n=\n", "- [a](#a)\n  ",
+}
+
+// Parsing grows linearly: 400 KB of any pathological pattern parses in well under a second, and
+// at most about 8 times as long as 50 KB of it.
+func TestPathologicalMarkdownParsesInLinearTime(t *testing.T) {
+	for _, p := range pathological {
+		t.Run(strings.ToValidUTF8(p, "?"), func(t *testing.T) {
+			timeOf := func(n int) time.Duration {
+				src := []byte(strings.Repeat(p, n/len(p)))
+				start := time.Now()
+				parseDocument("p.md", src)
+				return time.Since(start)
+			}
+			small, large := timeOf(50<<10), timeOf(400<<10)
+			if large > 2*time.Second || large > 8*small+250*time.Millisecond {
+				t.Fatalf("50 KB took %v, 400 KB %v: not linear", small, large)
+			}
+		})
+	}
+}
+
+// The parser reads ordinary documents exactly as written.
+func TestTameLeavesOrdinaryMarkdownAlone(t *testing.T) {
+	err := filepath.WalkDir(filepath.Join("testdata", "corpus"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if got := tame(src); !bytes.Equal(got, src) {
+			t.Errorf("%s changed", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := "# Title\n\n> quoted > text\n\n- a\n  - b\n    1. c\n\n[link](https://x.test/a_(b)) and [angle](<a b>)\n"
+	if got := tame([]byte(doc)); string(got) != doc {
+		t.Errorf("tame changed an ordinary document:\n%s", got)
+	}
+}
+
+// What the parser is kept from seeing is blanked in place, so every offset still points into the
+// body: sections of a pathological document still start at their headings.
+func TestTameKeepsOffsets(t *testing.T) {
+	body := "# One\n\n" + strings.Repeat("[x](", 1000) + "\n\n" + strings.Repeat("> ", 100) + "deep\n\n## Two\n\ntext\n"
+	tamed := tame([]byte(body))
+	if len(tamed) != len(body) || bytes.Count(tamed, []byte("\n")) != strings.Count(body, "\n") {
+		t.Fatal("tame changed the length or the lines")
+	}
+	d, got, _ := parseDocument("p.md", []byte(body))
+	if len(d.sections) != 2 || !strings.HasPrefix(string(got[d.sections[1].start:]), "## Two") {
+		t.Fatalf("sections = %+v", d.sections)
+	}
+	if !strings.Contains(d.text, "deep") {
+		t.Errorf("text lost the quoted word: %.200q", d.text)
 	}
 }

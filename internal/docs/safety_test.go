@@ -189,14 +189,56 @@ func TestACorpusThatAppearsLaterIsPickedUp(t *testing.T) {
 	}
 }
 
-func TestRootOutsideTheProjectIsNotShownAbsolute(t *testing.T) {
-	root := writeCorpus(t, map[string]string{"a.md": "# A\n"})
-	info, err := openCorpus(t, Options{ProjectRoot: t.TempDir(), Root: root}).Info(context.Background())
-	if err != nil {
+// A docs root must be a folder of the project: not above it, not the file system's root, and
+// not a folder inside it that links out, even when the link is made after the corpus opened.
+func TestARootOutsideTheProjectIsRefused(t *testing.T) {
+	elsewhere := writeCorpus(t, map[string]string{"a.md": "# A\n\nsecret\n"})
+	project := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(project, "docs")); err != nil {
+		t.Skipf("symbolic links unavailable: %v", err)
+	}
+	tests := []struct{ name, root string }{
+		{"a folder elsewhere", elsewhere},
+		{"a parent folder", ".."},
+		{"the file system root", "/"},
+		{"the default docs folder linking out", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := openCorpus(t, Options{ProjectRoot: project, Root: tt.root})
+			info, err := c.Info(context.Background())
+			var out *RootOutsideError
+			if !errors.As(err, &out) || !errors.Is(err, ErrRootOutside) || info.DocumentCount != 0 {
+				t.Fatalf("Info = %+v, %v; want RootOutsideError", info, err)
+			}
+			if filepath.IsAbs(out.Root) || strings.Contains(out.Root, "..") {
+				t.Errorf("root = %q, shown absolute or climbing", out.Root)
+			}
+			_, err = c.Get(context.Background(), "a", "")
+			wantErr(t, err, ErrRootOutside)
+			_, err = c.List(context.Background(), "", 10, 0)
+			wantErr(t, err, ErrRootOutside)
+		})
+	}
+}
+
+func TestADocsFolderThatLinksOutLaterIsRefused(t *testing.T) {
+	elsewhere := writeCorpus(t, map[string]string{"a.md": "# A\n\nsecret\n"})
+	project := t.TempDir()
+	writeFile(t, filepath.Join(project, "docs", "a.md"), "# A\n\nours\n")
+	c := openCorpus(t, Options{ProjectRoot: project, RefreshInterval: time.Hour})
+	if got := listSlugs(t, c, ""); !equalSlugs(got, []string{"a"}) {
+		t.Fatalf("listed %q", got)
+	}
+	if err := os.RemoveAll(filepath.Join(project, "docs")); err != nil {
 		t.Fatal(err)
 	}
-	if filepath.IsAbs(info.Root) || strings.Contains(info.Root, "..") || info.Root != filepath.Base(root) {
-		t.Fatalf("root = %q", info.Root)
+	if err := os.Symlink(elsewhere, filepath.Join(project, "docs")); err != nil {
+		t.Skipf("symbolic links unavailable: %v", err)
+	}
+	d, err := c.Get(context.Background(), "a", "")
+	if !errors.Is(err, ErrRootOutside) || strings.Contains(d.Content, "secret") {
+		t.Fatalf("Get after the swap = %q, %v; want ErrRootOutside", d.Content, err)
 	}
 }
 

@@ -72,6 +72,13 @@ func isMarkdownName(name string) bool {
 	return strings.EqualFold(path.Ext(name), ".md") && len(name) > len(".md")
 }
 
+// slugName reports whether a file or folder name can be part of a slug that cleanSlug accepts
+// as it is, so every listed document can be fetched by the slug it is listed under.
+func slugName(name string) bool {
+	clean, ok := cleanSlug(name)
+	return ok && clean == name
+}
+
 // cleanSlug checks a slug supplied by a caller and returns it in the form the index uses. Slugs
 // are only looked up, never joined into paths, so this is a second line of defence: anything that
 // looks like traversal or an encoded separator is refused outright instead of being normalised
@@ -107,6 +114,10 @@ func cleanSlug(slug string) (string, bool) {
 // and a repeated heading gets -1, -2, … in document order.
 type headingSlugger struct {
 	seen map[string]bool
+	// next is, per base, the least suffix not yet known to be taken, so a heading repeated
+	// thousands of times costs one probe rather than one per earlier copy. A suffix once taken
+	// stays taken, so skipping the ones already tried changes no slug.
+	next map[string]int
 }
 
 func (h *headingSlugger) slug(text string) string {
@@ -124,11 +135,15 @@ func (h *headingSlugger) slug(text string) string {
 		base = "section"
 	}
 	if h.seen == nil {
-		h.seen = make(map[string]bool)
+		h.seen, h.next = make(map[string]bool), make(map[string]int)
 	}
 	slug := base
-	for n := 1; h.seen[slug]; n++ {
-		slug = base + "-" + strconv.Itoa(n)
+	if h.seen[slug] {
+		n := max(h.next[base], 1)
+		for slug = base + "-" + strconv.Itoa(n); h.seen[slug]; slug = base + "-" + strconv.Itoa(n) {
+			n++
+		}
+		h.next[base] = n + 1
 	}
 	h.seen[slug] = true
 	return slug

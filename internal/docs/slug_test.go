@@ -1,7 +1,10 @@
 package docs
 
 import (
+	"context"
 	"maps"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -61,5 +64,46 @@ func TestCleanSlug(t *testing.T) {
 		if _, ok := cleanSlug(tt.slug); ok != tt.ok {
 			t.Errorf("cleanSlug(%q) ok = %v, want %v", tt.slug, ok, tt.ok)
 		}
+	}
+}
+
+// Every listed document is fetched by the slug it is listed under. A name no slug can carry is
+// not listed (and counted), rather than listed under a slug get_doc refuses.
+func TestEveryListedSlugRoundTrips(t *testing.T) {
+	names := []string{
+		"plain.md", "new\nline.md", "tab\there.md", "back\\slash.md", "pct%2e.md", "pct%25x.md",
+		"bad\xffutf8.md", "ok%.md", "spaced name.md", "ünïcode.md", "dir\nname/inner.md",
+		"dir/index.md", "a.md.md", "esc\x1b.md",
+	}
+	files := map[string]string{}
+	for _, n := range names {
+		files[n] = "# T\n"
+	}
+	root := t.TempDir()
+	for n, content := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, n)), 0o755); err != nil {
+			t.Skipf("the file system refuses %q: %v", n, err)
+		}
+		if err := os.WriteFile(filepath.Join(root, n), []byte(content), 0o644); err != nil {
+			t.Skipf("the file system refuses %q: %v", n, err)
+		}
+	}
+	c := openCorpus(t, Options{Root: root})
+	slugs := listSlugs(t, c, "")
+	for _, s := range slugs {
+		if _, err := c.Get(context.Background(), s, ""); err != nil {
+			t.Errorf("Get(%q) of a listed slug: %v", s, err)
+		}
+	}
+	want := []string{"a.md", "dir", "ok%", "plain", "spaced name", "ünïcode"}
+	if !equalSlugs(slugs, want) {
+		t.Errorf("listed %q, want %q", slugs, want)
+	}
+	info, err := c.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Skipped.BadNames != 8 {
+		t.Errorf("skipped %+v, want 8 bad names", info.Skipped)
 	}
 }

@@ -33,6 +33,11 @@ type Skips struct {
 	Unreadable int
 	// Conflicts counts files whose slug was taken by another file.
 	Conflicts int
+	// BadNames counts files and folders whose name no slug can carry (control characters such
+	// as a newline, a backslash, invalid UTF-8, or a %-escape that get_doc refuses as an
+	// attempt to leave the root). They are left out rather than listed under a slug that get_doc
+	// would answer doc_not_found.
+	BadNames int
 }
 
 func (s *Skips) add(o Skips) {
@@ -41,11 +46,12 @@ func (s *Skips) add(o Skips) {
 	s.OverLimit += o.OverLimit
 	s.Unreadable += o.Unreadable
 	s.Conflicts += o.Conflicts
+	s.BadNames += o.BadNames
 }
 
 // Total is the number of files left out for any reason.
 func (s Skips) Total() int {
-	return s.Oversize + s.Symlinks + s.OverLimit + s.Unreadable + s.Conflicts
+	return s.Oversize + s.Symlinks + s.OverLimit + s.Unreadable + s.Conflicts + s.BadNames
 }
 
 // fileStat is a Markdown file found by the walk.
@@ -163,6 +169,8 @@ func (n *dirNode) read(root *os.Root, ex excluder, maxBytes int64) {
 		switch t := e.Type(); {
 		case t&fs.ModeSymlink != 0:
 			n.skips.Symlinks++
+		case (t.IsDir() || t.IsRegular() && isMarkdownName(e.Name())) && !slugName(e.Name()):
+			n.skips.BadNames++
 		case t.IsDir():
 			n.subdirs = append(n.subdirs, &dirNode{rel: rel, depth: n.depth + 1})
 		case t.IsRegular() && isMarkdownName(e.Name()):

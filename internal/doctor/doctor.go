@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Status is a check's verdict, ordered pass < warn < fail.
@@ -42,6 +43,15 @@ func Worst(a, b Status) Status {
 
 // MaxChecks bounds the checks one family reports.
 const MaxChecks = 20
+
+// Bounds of a check's text, from the check schema (schemas/defs/check.json), in characters.
+// Summaries and fixes quote what the user configured (a docs root, a file name, an endpoint),
+// which may be longer than a whole check may be; they are shortened here, once for every family.
+const (
+	MaxNameRunes    = 128
+	MaxSummaryRunes = 1024
+	MaxFixRunes     = 1024
+)
 
 // Check is one finding.
 type Check struct {
@@ -122,6 +132,9 @@ func runFamily(ctx context.Context, f Family) (fr FamilyReport) {
 		if c.Status != Pass && c.Fix == "" {
 			c.Fix = "See the summary."
 		}
+		c.Name = Shorten(c.Name, MaxNameRunes)
+		c.Summary = Shorten(c.Summary, MaxSummaryRunes)
+		c.Fix = Shorten(c.Fix, MaxFixRunes)
 		fr.Status = Worst(fr.Status, c.Status)
 		fr.Counts.add(c.Status)
 	}
@@ -183,4 +196,25 @@ func Summary(fr FamilyReport) Check {
 		}
 	}
 	return Check{Name: fr.Name, Status: Pass, Summary: fmt.Sprintf("%d check(s) passed.", fr.Counts.Pass)}
+}
+
+// Shorten keeps at most n characters of s, ending a shortened text with "…". It cuts between
+// characters, never inside one, and makes invalid UTF-8 valid, so the result always fits a
+// schema's maxLength of n.
+func Shorten(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	kept := 0
+	for i := range s {
+		if kept == n-1 {
+			return s[:i] + "…"
+		}
+		kept++
+	}
+	return s
 }

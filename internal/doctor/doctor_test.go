@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/store"
@@ -256,5 +257,45 @@ func TestASourcesOwnChecksSayWhichPartFails(t *testing.T) {
 				t.Errorf("checks %v, want %v", names, c.names)
 			}
 		})
+	}
+}
+
+// A check quotes what the user configured; however long that is, the check stays within the
+// bounds of its schema, cut between characters.
+func TestChecksAreShortenedToTheirSchemaBounds(t *testing.T) {
+	long := strings.Repeat("é", 4000)
+	rep := Run(context.Background(), []Family{{Name: "workspace", Run: func(context.Context) ([]Check, error) {
+		return []Check{{Name: "docs_present_" + long, Status: Warn, Summary: "The docs folder " + long + " does not exist.", Fix: "Create " + long + "."}}, nil
+	}}}, "")
+	c := rep.Families[0].Checks[0]
+	for _, f := range []struct {
+		what, s string
+		max     int
+	}{{"name", c.Name, MaxNameRunes}, {"summary", c.Summary, MaxSummaryRunes}, {"fix", c.Fix, MaxFixRunes}} {
+		if n := utf8.RuneCountInString(f.s); n != f.max || !utf8.ValidString(f.s) || !strings.HasSuffix(f.s, "…") {
+			t.Errorf("%s: %d characters (valid %v), want %d ending in …", f.what, n, utf8.ValidString(f.s), f.max)
+		}
+	}
+	if s := Summary(rep.Families[0]); utf8.RuneCountInString(s.Summary) > MaxSummaryRunes {
+		t.Errorf("family summary has %d characters", utf8.RuneCountInString(s.Summary))
+	}
+}
+
+func TestShorten(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "ab…"},
+		{"ééé", 2, "é…"},
+		{"a\xffb", 3, "a\uFFFDb"},
+		{"abc", 0, ""},
+		{"", 1, ""},
+	} {
+		if got := Shorten(tt.in, tt.n); got != tt.want {
+			t.Errorf("Shorten(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
 	}
 }

@@ -307,6 +307,9 @@ func workspaceChecks(ctx context.Context, d Deps) ([]Check, error) {
 	if d.Docs != nil {
 		info, err := d.Docs.Info(ctx)
 		switch {
+		case errors.Is(err, docs.ErrRootOutside):
+			checks = append(checks, Check{Name: "docs_present", Status: Fail, Summary: "The docs folder " + info.Root + " resolves outside the project root, so it is not served.",
+				Fix: "Set docs.root in runlens.json to a folder inside the project; a symbolic link must point inside the project too."})
 		case errors.Is(err, docs.ErrCorpusNotFound):
 			checks = append(checks, Check{Name: "docs_present", Status: Warn, Summary: "The docs folder " + info.Root + " does not exist.", Fix: "Create it, or set docs.root in runlens.json."})
 		case err != nil:
@@ -318,9 +321,9 @@ func workspaceChecks(ctx context.Context, d Deps) ([]Check, error) {
 		}
 		if sk := info.Skipped; err == nil && sk.Total() > 0 {
 			checks = append(checks, Check{Name: "docs_skipped", Status: Warn,
-				Summary: fmt.Sprintf("%d file(s) under %s are not served: %d too large, %d symlinks, %d over the limits, %d unreadable, %d with a clashing slug.",
-					sk.Total(), info.Root, sk.Oversize, sk.Symlinks, sk.OverLimit, sk.Unreadable, sk.Conflicts),
-				Fix: "Symlinks are never followed: copy the file into the docs folder; split files over 2 MiB; rename files whose slugs clash."})
+				Summary: fmt.Sprintf("%d file(s) under %s are not served: %d too large, %d symlinks, %d over the limits, %d unreadable, %d with a clashing slug, %d with a name no slug can carry.",
+					sk.Total(), info.Root, sk.Oversize, sk.Symlinks, sk.OverLimit, sk.Unreadable, sk.Conflicts, sk.BadNames),
+				Fix: "Symlinks are never followed: copy the file into the docs folder; split files over 2 MiB; rename files whose slugs clash, and files or folders whose names hold control characters, a backslash or a %-escape."})
 		}
 	}
 	if d.Commands != nil {

@@ -177,10 +177,15 @@ func (f *Flows) docsPage(ctx context.Context, field, tool string, in any, fp str
 func docsErr(err error) error {
 	var (
 		corpusMissing  *docs.CorpusNotFoundError
+		rootOutside    *docs.RootOutsideError
 		docMissing     *docs.DocNotFoundError
 		sectionMissing *docs.SectionNotFoundError
 	)
 	switch {
+	case errors.As(err, &rootOutside):
+		// A configuration problem, answered as one: the folder is not read at all.
+		return toolerr.Newf(gen.ErrorCodeConfigInvalid, "%s; runlens serves documentation from inside the project only", rootOutside.Error()).
+			WithHint("set docs.root in runlens.json to a folder inside the project (a symbolic link must point inside it too); the doctor tool checks it")
 	case errors.As(err, &corpusMissing):
 		return toolerr.Newf(gen.ErrorCodeDocsCorpusNotFound, "the docs folder %s does not exist or is not readable", corpusMissing.Root).
 			WithHint("create it, or set docs.root in runlens.json to the project's Markdown folder; the doctor tool checks it")

@@ -84,7 +84,7 @@ func Register(root string, h Host, s Server) (Result, error) {
 	err = nil
 	switch h {
 	case Codex:
-		updated, note = mergeTOML(old, s)
+		updated, note, err = mergeTOML(old, s)
 	case VSCode:
 		updated, note, err = mergeJSON(old, "servers", s, true)
 	default:
@@ -200,12 +200,30 @@ func mergeJSON(old []byte, serversKey string, s Server, withType bool) ([]byte, 
 }
 
 // mergeTOML adds a [mcp_servers.<name>] table to Codex's config.toml unless one exists. The file
-// is edited as text so comments and formatting elsewhere survive.
-func mergeTOML(old []byte, s Server) ([]byte, string) {
-	header := "[mcp_servers." + s.Name + "]"
-	for _, l := range strings.Split(string(old), "\n") {
-		if strings.TrimSpace(l) == header {
-			return old, "already registered; left as it is"
+// is edited as text so comments and formatting elsewhere survive. A file that already defines
+// the server in another form (dotted keys, an inline table, a header written with spaces,
+// quotes or a comment), or that ends inside a multi-line string, is refused rather than given a
+// second definition Codex would reject.
+func mergeTOML(old []byte, s Server) ([]byte, string, error) {
+	text := string(old)
+	if strings.Count(text, `"""`)%2 != 0 || strings.Count(text, "'''")%2 != 0 {
+		return nil, "", errors.New("the file ends inside a multi-line string; register runlens by hand")
+	}
+	var table []string // the keys of the current table; nil at the root
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if keys, ok := tomlHeader(l); ok {
+			if len(keys) >= 2 && keys[0] == "mcp_servers" && keys[1] == s.Name {
+				return old, "already registered; left as it is", nil
+			}
+			table = keys
+			continue
+		}
+		key := tomlLineKey(l)
+		switch {
+		case len(table) == 0 && key == "mcp_servers",
+			len(table) == 1 && table[0] == "mcp_servers" && key == s.Name:
+			return nil, "", fmt.Errorf("the file defines mcp_servers in a form runlens does not edit; add [mcp_servers.%s] by hand", s.Name)
 		}
 	}
 	args := make([]string, len(s.Args))
@@ -220,8 +238,75 @@ func mergeTOML(old []byte, s Server) ([]byte, string) {
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "%s\ncommand = %s\nargs = [%s]\n", header, tomlString(s.Command), strings.Join(args, ", "))
-	return b.Bytes(), "registered"
+	fmt.Fprintf(&b, "[mcp_servers.%s]\ncommand = %s\nargs = [%s]\n", s.Name, tomlString(s.Command), strings.Join(args, ", "))
+	return b.Bytes(), "registered", nil
+}
+
+// tomlHeader reads a table header line, "[a.b]" with bare or quoted keys, blanks around them and
+// a comment after, into its keys. An array of tables ("[[a]]") is a header too.
+func tomlHeader(l string) ([]string, bool) {
+	if !strings.HasPrefix(l, "[") {
+		return nil, false
+	}
+	rest := strings.TrimPrefix(strings.TrimPrefix(l, "["), "[")
+	var keys []string
+	for {
+		rest = strings.TrimLeft(rest, " \t")
+		key, after, ok := tomlKey(rest)
+		if !ok {
+			return nil, false
+		}
+		keys = append(keys, key)
+		rest = strings.TrimLeft(after, " \t")
+		if strings.HasPrefix(rest, ".") {
+			rest = rest[1:]
+			continue
+		}
+		rest = strings.TrimPrefix(strings.TrimPrefix(rest, "]"), "]")
+		rest = strings.TrimLeft(rest, " \t")
+		return keys, rest == "" || strings.HasPrefix(rest, "#")
+	}
+}
+
+// tomlLineKey is the first key of a key/value line ("a.b = 1" → "a"), or "".
+func tomlLineKey(l string) string {
+	key, _, ok := tomlKey(l)
+	if !ok {
+		return ""
+	}
+	return key
+}
+
+// tomlKey reads one bare, "basic" or 'literal' key at the start of s.
+func tomlKey(s string) (key, rest string, ok bool) {
+	switch {
+	case strings.HasPrefix(s, `"`):
+		end := 1
+		for end < len(s) && s[end] != '"' {
+			if s[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(s) {
+			return "", "", false
+		}
+		if json.Unmarshal([]byte(s[:end+1]), &key) != nil {
+			return "", "", false
+		}
+		return key, s[end+1:], true
+	case strings.HasPrefix(s, "'"):
+		end := strings.IndexByte(s[1:], '\'')
+		if end < 0 {
+			return "", "", false
+		}
+		return s[1 : end+1], s[end+2:], true
+	}
+	n := 0
+	for n < len(s) && (s[n] == '_' || s[n] == '-' || 'a' <= s[n] && s[n] <= 'z' || 'A' <= s[n] && s[n] <= 'Z' || '0' <= s[n] && s[n] <= '9') {
+		n++
+	}
+	return s[:n], s[n:], n > 0
 }
 
 // tomlString quotes s as a TOML basic string (JSON string escapes are valid TOML escapes).
@@ -331,11 +416,13 @@ func Registered(root, name string) []Registration {
 
 // jsonCommand finds serversKey.name.command in a JSON host file.
 func jsonCommand(data []byte, serversKey, name string) (string, bool) {
-	var file map[string]map[string]json.RawMessage
-	if json.Unmarshal(data, &file) != nil {
+	// Only the servers key need be an object: hosts keep other settings of every type there.
+	var file map[string]json.RawMessage
+	var servers map[string]json.RawMessage
+	if json.Unmarshal(data, &file) != nil || json.Unmarshal(file[serversKey], &servers) != nil {
 		return "", false
 	}
-	raw, ok := file[serversKey][name]
+	raw, ok := servers[name]
 	if !ok {
 		return "", false
 	}
@@ -349,12 +436,11 @@ func jsonCommand(data []byte, serversKey, name string) (string, bool) {
 // tomlCommand finds the command key of the [mcp_servers.<name>] table of Codex's config.toml,
 // read as text like mergeTOML writes it.
 func tomlCommand(data []byte, name string) (string, bool) {
-	header := "[mcp_servers." + name + "]"
 	in, found := false, false
 	for _, l := range strings.Split(string(data), "\n") {
 		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "[") {
-			in = l == header
+		if keys, ok := tomlHeader(l); ok {
+			in = len(keys) == 2 && keys[0] == "mcp_servers" && keys[1] == name
 			found = found || in
 			continue
 		}

@@ -144,3 +144,45 @@ func TestParseHosts(t *testing.T) {
 		t.Fatal("want an error for an unknown host")
 	}
 }
+
+// A host file keeps settings of every type beside its servers; the registration is found
+// whatever they are.
+func TestRegisteredReadsFilesWithOtherSettings(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, ".mcp.json", `{"mcpServers": {"runlens": {"command": "runlens"}}, "zzz": 1, "inputs": []}`)
+	regs := Registered(root, "runlens")
+	if len(regs) != 1 || regs[0].Command != "runlens" {
+		t.Fatalf("registrations = %+v, want the one in .mcp.json", regs)
+	}
+}
+
+// Codex rejects a file that defines a table twice: a registration written in another form is
+// left alone or refused, never defined a second time.
+func TestMergeTOMLNeverDefinesTheServerTwice(t *testing.T) {
+	tests := []struct {
+		name, old string
+		refused   bool
+	}{
+		{"a header with a comment", "[mcp_servers.runlens] # mine\ncommand = 'x'\n", false},
+		{"a header with spaces and quotes", "[ mcp_servers . \"runlens\" ]\ncommand = \"x\"\n", false},
+		{"a sub-table", "[mcp_servers.runlens.env]\nA = \"1\"\n", false},
+		{"dotted keys", "mcp_servers.runlens.command = \"x\"\n", true},
+		{"an inline table", "mcp_servers = { runlens = { command = \"x\" } }\n", true},
+		{"a key of the servers table", "[mcp_servers]\nrunlens = { command = \"x\" }\n", true},
+		{"an unterminated multi-line string", "a = \"\"\"\ntext\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := mergeTOML([]byte(tt.old), runlens)
+			if tt.refused {
+				if err == nil {
+					t.Fatalf("merged into %q:\n%s", tt.old, out)
+				}
+				return
+			}
+			if err != nil || string(out) != tt.old {
+				t.Fatalf("mergeTOML = %q, %v; want the file left as it is", out, err)
+			}
+		})
+	}
+}
