@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:d49c1d3c2913d09802ab67e4b4d2751728c7d0af2ac2ec1aa536ca9178f30ea4"
+const SchemaDigest = "sha256:fd1aaf3e4b8e065538d6ed558b6bf9489230806fa86942f49ef948e469fbd5f7"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

@@ -42,7 +42,7 @@ type AnalyzeDBBottlenecksOutput struct {
 	// Operations paging.
 	Page Page `json:"page"`
 
-	// Its percentiles' error bound; 0: exact.
+	// Percentile error bound; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
 	// Query spans.
@@ -68,8 +68,8 @@ type AnalyzeDBBottlenecksOutputOperation struct {
 	// Errors.
 	ErrorCount int64 `json:"errorCount"`
 
-	// Label.
-	Operation string `json:"operation"`
+	// Label; omitted when equal to statement.
+	Operation *string `json:"operation,omitzero"`
 
 	// p95, ms.
 	P95DurationMs float64 `json:"p95DurationMs"`
@@ -164,7 +164,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// p99, ms.
 	P99DurationMs float64 `json:"p99DurationMs"`
 
-	// Its percentiles' error bound; 0: exact.
+	// Percentile error bound; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
 	// Entry spans (or the operation's spans).
@@ -419,10 +419,10 @@ type ExecuteCommandOutput struct {
 	// pass: exit 0.
 	Status ExecuteCommandOutputStatus `json:"status"`
 
-	// What the run's processes sent to runlens, when it pointed them at its receiver.
+	// What its processes sent to the receiver.
 	Telemetry *ExecuteCommandOutputTelemetry `json:"telemetry,omitzero"`
 
-	// Why telemetry is not reported, or what to know about what it counts.
+	// Why telemetry is missing, or what it counts.
 	TelemetryNote *string `json:"telemetryNote,omitzero"`
 
 	// Timed out.
@@ -443,8 +443,7 @@ const (
 	ExecuteCommandOutputStatusFail ExecuteCommandOutputStatus = "fail"
 )
 
-// ExecuteCommandOutputTelemetry: what the run's processes sent to runlens, when it
-// pointed them at its receiver.
+// ExecuteCommandOutputTelemetry: what its processes sent to the receiver.
 //
 // Ref: schemas/tools/execute_command.output.json#/properties/telemetry
 type ExecuteCommandOutputTelemetry struct {
@@ -755,7 +754,7 @@ type GetLastJobResultOutput struct {
 	// Exit code.
 	ExitCode *int `json:"exitCode,omitzero"`
 
-	// A job matched.
+	// Job matched.
 	Found bool `json:"found"`
 
 	// Next step.
@@ -770,7 +769,7 @@ type GetLastJobResultOutput struct {
 	// Jobs seen, when none matched.
 	KnownJobs []string `json:"knownJobs,omitzero"`
 
-	// The app's own word, e.g. failed.
+	// App's word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Run before.
@@ -779,7 +778,7 @@ type GetLastJobResultOutput struct {
 	// Epoch ms.
 	StartUnixMs *int64 `json:"startUnixMs,omitzero"`
 
-	// ok or error.
+	// Verdict.
 	Status *RunStatus `json:"status,omitzero"`
 
 	// Trace id.
@@ -877,7 +876,7 @@ type GetRecentErrorsOutputGroup struct {
 	// Run ids.
 	RelatedRunIDs []string `json:"relatedRunIds,omitzero"`
 
-	// Trace ids.
+	// Trace ids; omitted when equal to relatedRunIds.
 	RelatedTraceIDs []string `json:"relatedTraceIds,omitzero"`
 
 	// Message.
@@ -929,7 +928,7 @@ type GetRunOutput struct {
 	// Omitted spans.
 	OmittedSpans int64 `json:"omittedSpans"`
 
-	// The app's own word, e.g. failed.
+	// App's word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Spans paging.
@@ -947,8 +946,8 @@ type GetRunOutput struct {
 	// One sentence.
 	Summary string `json:"summary"`
 
-	// Trace id.
-	TraceID string `json:"traceId"`
+	// Trace id; omitted when equal to id.
+	TraceID *string `json:"traceId,omitzero"`
 }
 
 // GetRunOutputCriticalPathItem: one span of the critical path (the spans that
@@ -1265,8 +1264,8 @@ type ListRunsOutputRun struct {
 	// ok or error.
 	Status RunStatus `json:"status"`
 
-	// Trace id.
-	TraceID string `json:"traceId"`
+	// Trace id; omitted when equal to id.
+	TraceID *string `json:"traceId,omitzero"`
 }
 
 // Operation: a runlens operation (a full-profile tool name).

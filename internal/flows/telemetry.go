@@ -110,7 +110,7 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 	for _, r := range page.Runs {
 		run := gen.ListRunsOutputRun{
 			ID: r.ID, Domain: r.Domain, Name: r.Name, Status: gen.RunStatus(r.Status), Outcome: optStr(r.Outcome),
-			StartUnixMs: r.StartMs, Service: r.Service, TraceID: r.TraceID,
+			StartUnixMs: r.StartMs, Service: r.Service, TraceID: unlessEqual(r.TraceID, r.ID),
 			SpanCount: ptr(r.SpanCount), ErrorCount: ptr(r.ErrorCount),
 		}
 		if r.HasDuration {
@@ -141,7 +141,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		return gen.GetRunOutput{}, telemetryErr(err)
 	}
 	out := gen.GetRunOutput{
-		ID: run.ID, TraceID: run.TraceID, Status: gen.RunStatus(run.Status), Summary: runSentence(run),
+		ID: run.ID, TraceID: unlessEqual(run.TraceID, run.ID), Status: gen.RunStatus(run.Status), Summary: runSentence(run),
 		Outcome: optStr(run.Outcome), ErrorMessage: optStr(run.ErrorMessage),
 		Scan: gen.Scan{Limited: run.Limited, Scanned: int64(len(run.Spans) + len(run.Logs)), Note: optStr(telemetry.CoverageNote(f.Telemetry))},
 	}
@@ -290,7 +290,7 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 			Service: g.Service, Domain: g.Domain, Count: g.Count,
 			FirstSeenUnixMs: g.FirstSeenMs, LastSeenUnixMs: g.LastSeenMs,
 			SampleMessage: g.SampleMessage, Fingerprint: g.Fingerprint, ExceptionType: optStr(g.ExceptionType),
-			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: g.TraceIDs, Handled: g.Handled, EntryServices: g.EntryServices,
+			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: unlessSame(g.TraceIDs, g.RunIDs), Handled: g.Handled, EntryServices: g.EntryServices,
 			Location: optStr(locs[i]), Snippet: optStr(snippets[i]),
 		})
 	}

@@ -185,7 +185,7 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 	full := in.Detail == gen.DetailFull
 	for _, o := range rep.Operations {
 		op := gen.AnalyzeDBBottlenecksOutputOperation{
-			Operation: o.Label, System: optStr(o.System), Collection: optStr(o.Collection), Count: o.Count,
+			System: optStr(o.System), Collection: optStr(o.Collection), Count: o.Count,
 			TotalDurationMs: o.TotalMs, P95DurationMs: o.P95Ms, ErrorCount: o.ErrorCount, ShareOfTotal: o.ShareOfTotal,
 		}
 		if o.Statement != "" {
@@ -194,6 +194,11 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 				st = shortenStatement(st, standardStatementRunes)
 			}
 			op.Statement = &st
+		}
+		// The label is left out when it says no more than the statement shown (R13 falls back
+		// to the statement itself when a query has no summary).
+		if op.Statement == nil || *op.Statement != o.Label {
+			op.Operation = &o.Label
 		}
 		out.Operations = append(out.Operations, op)
 	}

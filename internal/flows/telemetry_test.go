@@ -353,7 +353,7 @@ func TestAnalyzeDBBottlenecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.SampleCount != 4 || len(out.Operations) != 1 || out.Operations[0].Operation != "UPDATE accounts SET balance = balance - ? WHERE id = ?" ||
+	if out.SampleCount != 4 || len(out.Operations) != 1 || out.Operations[0].Operation != nil || *out.Operations[0].Statement != "UPDATE accounts SET balance = balance - ? WHERE id = ?" ||
 		out.Operations[0].ShareOfTotal != 1 || out.Operations[0].ErrorCount != 1 || *out.Page.Total != 1 {
 		t.Fatalf("db %+v", out)
 	}

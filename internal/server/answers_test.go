@@ -1,0 +1,140 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/runlens/runlens/internal/flows"
+	"github.com/runlens/runlens/internal/mcp"
+	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/fixture"
+	"github.com/runlens/runlens/internal/telemetry/memory"
+)
+
+var answersNow = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+
+// fixtureServer is the server over real flows on the otel fixture: answers go through the
+// whole tool path (argument validation, shaping, output-schema validation).
+// preset is the fixture's attribute dialect: "" (otel) or netscript, whose runs carry
+// execution ids that are not their trace ids.
+func fixtureServer(t *testing.T, preset string) (*Handler, *fixture.Dataset) {
+	t.Helper()
+	d, err := fixture.New(fixture.Options{Now: answersNow, Seed: 11, Preset: preset})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &memory.Backend{}
+	b.AddTraces(d.Traces)
+	b.AddLogs(d.Logs)
+	f := flows.New(flows.Deps{Telemetry: telemetry.NewEngine(b, d.Conventions), Now: func() time.Time { return answersNow }})
+	return New(Options{Flows: f}), d
+}
+
+// callJSON calls tool with args and returns the structured answer, failing the test on a
+// protocol error; tool errors are returned with isError set.
+func callJSON(t *testing.T, h *Handler, tool, args string) (map[string]any, bool) {
+	t.Helper()
+	res, err := h.CallTool(context.Background(), mcp.CallRequest{Name: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s %s: %v", tool, args, err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(res.Structured, &doc); err != nil {
+		t.Fatalf("%s %s: %v in %s", tool, args, err, res.Structured)
+	}
+	return doc, res.IsError
+}
+
+// items returns doc[field] as a list of objects.
+func items(doc map[string]any, field string) []map[string]any {
+	var out []map[string]any
+	for _, v := range asList(doc[field]) {
+		if m, ok := v.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func TestNoFieldRepeatsAnother(t *testing.T) {
+	h, _ := fixtureServer(t, "")
+	ns, _ := fixtureServer(t, "netscript")
+	t.Run("a run's trace id is left out when it is the run id", func(t *testing.T) {
+		same, differ := 0, 0
+		for _, h := range []*Handler{h, ns} {
+			doc, _ := callJSON(t, h, "list_runs", `{"limit":100,"window":"1d"}`)
+			for _, r := range items(doc, "runs") {
+				switch tr, ok := r["traceId"]; {
+				case !ok:
+					same++
+				case tr == r["id"]:
+					t.Fatalf("run %v repeats its id as traceId", r["id"])
+				default:
+					differ++
+				}
+			}
+		}
+		if same == 0 || differ == 0 {
+			t.Fatalf("%d runs without traceId and %d with one: the fixture has both kinds", same, differ)
+		}
+	})
+	t.Run("get_run leaves out the trace id it was asked by", func(t *testing.T) {
+		runs, _ := callJSON(t, h, "list_runs", `{"limit":1}`)
+		id := items(runs, "runs")[0]["id"].(string)
+		doc, isErr := callJSON(t, h, "get_run", `{"id":"`+id+`"}`)
+		if _, ok := doc["traceId"]; isErr || ok {
+			t.Fatalf("get_run %s: %v", id, doc)
+		}
+	})
+	t.Run("related trace ids are left out when they are the related run ids", func(t *testing.T) {
+		with, without := 0, 0
+		for _, h := range []*Handler{h, ns} {
+			doc, _ := callJSON(t, h, "get_recent_errors", `{"limit":100,"window":"1d"}`)
+			for _, g := range items(doc, "groups") {
+				tr, ok := g["relatedTraceIds"]
+				switch {
+				case ok && jsonEqual(tr, g["relatedRunIds"]):
+					t.Fatalf("group %v repeats relatedRunIds as relatedTraceIds", g["fingerprint"])
+				case ok:
+					with++
+				case g["relatedRunIds"] != nil:
+					without++
+				}
+			}
+		}
+		if with == 0 || without == 0 {
+			t.Fatalf("%d groups with relatedTraceIds, %d without: the fixtures have both kinds", with, without)
+		}
+	})
+	t.Run("an operation's label is left out when it is its statement", func(t *testing.T) {
+		doc, _ := callJSON(t, h, "analyze_db_bottlenecks", `{"limit":20,"window":"1d"}`)
+		unlabelled := 0
+		for _, o := range items(doc, "operations") {
+			label, ok := o["operation"]
+			if !ok {
+				unlabelled++
+				if o["statement"] == nil {
+					t.Fatalf("operation %v has neither label nor statement", o)
+				}
+			} else if label == o["statement"] {
+				t.Fatalf("operation %v repeats its statement as its label", label)
+			}
+		}
+		if unlabelled == 0 {
+			t.Fatal("every operation carries a label: the fixture has statements without a summary")
+		}
+	})
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
