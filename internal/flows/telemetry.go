@@ -133,6 +133,11 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	maxSpans, maxDepth := in.MaxSpans, in.MaxDepth
 	full := in.Detail == gen.DetailFull
 	run, err := src.Run(ctx, telemetry.RunQuery{ID: in.ID, WithAttributes: full})
+	if lower := strings.ToLower(in.ID); errors.Is(err, telemetry.ErrRunNotFound) && lower != in.ID && isHex(in.ID) {
+		// Trace ids are hex, stored in lower case (W3C Trace Context); an id copied from a log
+		// line or a dashboard may be upper case. An execution id keeps its case.
+		run, err = src.Run(ctx, telemetry.RunQuery{ID: lower, WithAttributes: full})
+	}
 	if errors.Is(err, telemetry.ErrRunNotFound) {
 		return gen.GetRunOutput{}, toolerr.Newf(gen.ErrorCodeRunNotFound, "no run or trace has the id %q", in.ID).
 			WithHint("call list_runs to find run ids, or get_recent_errors for runs that failed")
@@ -210,6 +215,16 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	out.Page.Truncated = f.boundRun(&out) || out.Page.Truncated
 	callctx.SetPaging(ctx, &shape.Paging{Field: "spans", Omitted: "omittedSpans"})
 	return out, nil
+}
+
+// isHex reports whether s is a non-empty string of hexadecimal digits.
+func isHex(s string) bool {
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // criticalPath is the run's critical path with each span named, so that it reads whole even

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,6 +132,45 @@ func TestNoFieldRepeatsAnother(t *testing.T) {
 			t.Fatal("every operation carries a label: the fixture has statements without a summary")
 		}
 	})
+}
+
+func TestGetRunIdsAreCaseInsensitiveWhereTheyAreHex(t *testing.T) {
+	h, _ := fixtureServer(t, "")
+	ns, _ := fixtureServer(t, "netscript")
+	trace := firstRunID(t, h, "")
+	if strings.ToUpper(trace) == trace {
+		t.Fatalf("trace id %q has no letter to change the case of", trace)
+	}
+	doc, isErr := callJSON(t, h, "get_run", `{"id":"`+strings.ToUpper(trace)+`"}`)
+	if isErr || doc["id"] != trace {
+		t.Fatalf("get_run of the upper-case trace id %s: %v", strings.ToUpper(trace), doc)
+	}
+	exec := firstRunID(t, ns, "worker")
+	if !strings.HasPrefix(exec, "exec-") {
+		t.Fatalf("the netscript job run %q is not an execution id", exec)
+	}
+	if doc, isErr := callJSON(t, ns, "get_run", `{"id":"`+exec+`"}`); isErr || doc["id"] != exec {
+		t.Fatalf("get_run of the execution id %s: %v", exec, doc)
+	}
+	// An execution id is the app's string: its case is part of it.
+	if doc, isErr := callJSON(t, ns, "get_run", `{"id":"`+strings.ToUpper(exec)+`"}`); !isErr || doc["code"] != "run_not_found" {
+		t.Fatalf("get_run of %s: %v, want run_not_found", strings.ToUpper(exec), doc)
+	}
+}
+
+// firstRunID is the id of the newest run of the last day in domain ("" for any).
+func firstRunID(t *testing.T, h *Handler, domain string) string {
+	t.Helper()
+	args := `{"limit":1,"window":"1d"}`
+	if domain != "" {
+		args = `{"limit":1,"window":"1d","domain":"` + domain + `"}`
+	}
+	doc, _ := callJSON(t, h, "list_runs", args)
+	runs := items(doc, "runs")
+	if len(runs) == 0 {
+		t.Fatalf("list_runs %s: no run", args)
+	}
+	return runs[0]["id"].(string)
 }
 
 func jsonEqual(a, b any) bool {
