@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:fd1aaf3e4b8e065538d6ed558b6bf9489230806fa86942f49ef948e469fbd5f7"
+const SchemaDigest = "sha256:de86643d19ad7e50f687af318bd550f40cb26634b832334e61129014c84cace7"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

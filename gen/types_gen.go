@@ -33,7 +33,7 @@ type AnalyzeDBBottlenecksOutput struct {
 	// Next step.
 	Hint *string `json:"hint,omitzero"`
 
-	// Systems seen, when none matched.
+	// Seen, if none matched.
 	KnownSystems []string `json:"knownSystems,omitzero"`
 
 	// Costliest first.
@@ -134,7 +134,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// Mean, ms.
 	AverageDurationMs float64 `json:"averageDurationMs"`
 
-	// Versus compareTo; metrics only when both windows have samples.
+	// Metrics only when both windows have samples.
 	Comparison *AnalyzeServicePerformanceOutputComparison `json:"comparison,omitzero"`
 
 	// Failed ones.
@@ -149,7 +149,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// Next step.
 	Hint *string `json:"hint,omitzero"`
 
-	// Entry operations, when none matched.
+	// Entry operations, if none matched.
 	KnownOperations []string `json:"knownOperations,omitzero"`
 
 	// Known services.
@@ -167,7 +167,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// Percentile error bound; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
-	// Entry spans (or the operation's spans).
+	// Entry spans, or the operation's.
 	SampleCount int64 `json:"sampleCount"`
 
 	// Coverage.
@@ -186,8 +186,8 @@ type AnalyzeServicePerformanceOutput struct {
 	TopOperations []AnalyzeServicePerformanceOutputTopOperation `json:"topOperations,omitzero"`
 }
 
-// AnalyzeServicePerformanceOutputComparison: versus compareTo; metrics only when
-// both windows have samples.
+// AnalyzeServicePerformanceOutputComparison: metrics only when both windows have
+// samples.
 //
 // Ref: schemas/tools/analyze_service_performance.output.json#/properties/comparison
 type AnalyzeServicePerformanceOutputComparison struct {
@@ -543,6 +543,12 @@ type GetAppStatusOutput struct {
 	// Per domain.
 	Domains []GetAppStatusOutputDomain `json:"domains,omitzero"`
 
+	// Next step.
+	Hint *string `json:"hint,omitzero"`
+
+	// If unknown.
+	KnownServices []string `json:"knownServices,omitzero"`
+
 	// Coverage.
 	Scan Scan `json:"scan"`
 
@@ -552,8 +558,9 @@ type GetAppStatusOutput struct {
 	// Telemetry source.
 	Source GetAppStatusOutputSource `json:"source"`
 
-	// fail: failed runs, unhandled errors; warn: no/stale data.
-	Status Status `json:"status"`
+	// fail: failed runs, unhandled errors; warn: no/stale data; unknown: no such
+	// service.
+	Status GetAppStatusOutputStatus `json:"status"`
 }
 
 // GetAppStatusOutputCounts: totals.
@@ -664,6 +671,20 @@ const (
 	GetAppStatusOutputSourceReceiverStateUnknown GetAppStatusOutputSourceReceiverState = "unknown"
 )
 
+// GetAppStatusOutputStatus: fail: failed runs, unhandled errors; warn: no/stale data; unknown: no
+// such service.
+//
+// Ref: schemas/tools/get_app_status.output.json#/properties/status
+type GetAppStatusOutputStatus string
+
+// The values of GetAppStatusOutputStatus.
+const (
+	GetAppStatusOutputStatusPass    GetAppStatusOutputStatus = "pass"
+	GetAppStatusOutputStatusWarn    GetAppStatusOutputStatus = "warn"
+	GetAppStatusOutputStatusFail    GetAppStatusOutputStatus = "fail"
+	GetAppStatusOutputStatusUnknown GetAppStatusOutputStatus = "unknown"
+)
+
 // GetDocInput: which doc to read.
 //
 // Ref: schemas/tools/get_doc.input.json
@@ -766,7 +787,7 @@ type GetLastJobResultOutput struct {
 	// Job name.
 	JobName *string `json:"jobName,omitzero"`
 
-	// Jobs seen, when none matched.
+	// Seen, if none matched.
 	KnownJobs []string `json:"knownJobs,omitzero"`
 
 	// App's word, e.g. failed.
@@ -834,6 +855,9 @@ type GetRecentErrorsOutput struct {
 
 	// Latest first.
 	Groups []GetRecentErrorsOutputGroup `json:"groups,omitzero"`
+
+	// Next step.
+	Hint *string `json:"hint,omitzero"`
 
 	// Paging.
 	Page Page `json:"page"`
@@ -1143,7 +1167,7 @@ type ListDocsOutput struct {
 	// Docs returned.
 	Count int64 `json:"count"`
 
-	// Docs by slug.
+	// By slug.
 	Docs []ListDocsOutputDoc `json:"docs,omitzero"`
 
 	// Paging.

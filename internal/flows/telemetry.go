@@ -40,13 +40,23 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 	if err != nil {
 		if errors.Is(err, telemetry.ErrUnreachable) {
 			out.Source.Reachable = false
-			out.Status = gen.StatusWarn
+			out.Status = gen.GetAppStatusOutputStatusWarn
+			out.Hint = ptr("the telemetry source did not answer: run the doctor tool")
 			out.Scan = f.scanOut(telemetry.Scan{WindowStartMs: w.StartMs, WindowEndMs: w.EndMs})
 			return out, nil
 		}
 		return gen.GetAppStatusOutput{}, telemetryErr(err)
 	}
-	out.Status = gen.Status(telemetry.Verdict(st))
+	out.Status = gen.GetAppStatusOutputStatus(telemetry.Verdict(st))
+	if st.Spans == 0 && st.Logs == 0 {
+		// Silence is a warning for an app that exists; a service that sent nothing ever is
+		// not a quiet service but a wrong name.
+		why := f.whyEmpty(ctx, src, w, deref(in.Service), "telemetry", false)
+		if why.Unknown {
+			out.Status, out.KnownServices = gen.GetAppStatusOutputStatusUnknown, why.Known
+		}
+		out.Hint = optStr(why.Hint)
+	}
 	out.Counts = gen.GetAppStatusOutputCounts{Services: st.Services, Spans: st.Spans, Logs: st.Logs, Errors: st.Errors, HandledErrors: st.HandledErrors}
 	out.Scan = f.scanOut(st.Scan)
 	if in.Detail == gen.DetailSummary {
@@ -97,6 +107,9 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 		return gen.ListRunsOutput{}, telemetryErr(err)
 	}
 	out := gen.ListRunsOutput{Scan: f.scanOut(page.Scan)}
+	if page.Total == 0 && len(page.EnteredAt) == 0 {
+		out.Hint = optStr(f.whyEmpty(ctx, src, w, deref(in.Service), "run", false).Hint)
+	}
 	if len(page.EnteredAt) > 0 {
 		out.Hint = ptr(fmt.Sprintf("no run entered at service %q in the window: a run belongs to the service where it entered, "+
 			"and the runs holding its spans entered at %s; call list_runs with service=%q", deref(in.Service),
@@ -291,6 +304,10 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 		return gen.GetRecentErrorsOutput{}, telemetryErr(err)
 	}
 	out := gen.GetRecentErrorsOutput{Count: rep.Events, Scan: f.scanOut(rep.Scan)}
+	if len(rep.Groups) == 0 {
+		// No error is good news only when there was telemetry to have errors in.
+		out.Hint = optStr(f.whyEmpty(ctx, src, w, deref(in.Service), "error", true).Hint)
+	}
 	total := len(rep.Groups)
 	if in.Detail == gen.DetailSummary {
 		out.Page = gen.Page{Returned: 0, Total: ptr(int64(total)), Truncated: total > 0}
@@ -331,6 +348,11 @@ func (f *Flows) GetLastJobResult(ctx context.Context, in gen.GetLastJobResultInp
 	}
 	if !j.Found {
 		out := gen.GetLastJobResultOutput{Found: false}
+		if in.Service != nil {
+			if why := f.whyEmpty(ctx, src, w, *in.Service, "job", true); why.Unknown {
+				return gen.GetLastJobResultOutput{Found: false, Hint: &why.Hint}, nil
+			}
+		}
 		if len(j.KnownJobs) > 0 {
 			out.KnownJobs = j.KnownJobs
 			out.Hint = ptr("no job matched; jobs seen in the window: " + strings.Join(j.KnownJobs, ", "))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/runlens/runlens/gen"
@@ -12,9 +11,6 @@ import (
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 )
-
-// maxKnownServices bounds the service names offered when a service is unknown.
-const maxKnownServices = 20
 
 // AnalyzeServicePerformance implements gen.Flows: latency and errors of one service, with an
 // optional comparison window. An unknown service is an answer with sampleCount 0, found false
@@ -48,14 +44,10 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 		out.Hint = ptr(fmt.Sprintf("no span named %q in service %q; its entry operations: %s", deref(in.Operation), in.Service, strings.Join(p.KnownOperations, ", ")))
 	}
 	if p.SampleCount == 0 {
-		known, err := src.Services(ctx, maxKnownServices)
-		if err != nil {
-			return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
-		}
-		if !slices.Contains(known, in.Service) {
-			out.Found = ptr(false)
-			out.KnownServices = known
-			out.Hint = ptr(fmt.Sprintf("no span of service %q is stored; known services: %s", in.Service, strings.Join(known, ", ")))
+		if why := f.whyEmpty(ctx, src, w, in.Service, "entry span", false); why.Unknown {
+			out.Found, out.KnownServices, out.Hint = ptr(false), why.Known, &why.Hint
+		} else if out.Hint == nil {
+			out.Hint = optStr(why.Hint)
 		}
 	}
 	if before != nil {
@@ -176,7 +168,15 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 		out.KnownSystems = rep.KnownSystems
 	}
 	if rep.Total == 0 && len(rep.KnownSystems) == 0 {
-		out.Hint = dbLookalikeHint(ctx, src, w)
+		why := f.whyEmpty(ctx, src, w, deref(in.Service), "database operation", false)
+		if !why.Unknown && deref(in.Service) == "" {
+			// The window has telemetry: say which spans look like queries the
+			// conventions do not count, if any.
+			if h := dbLookalikeHint(ctx, src, w); h != nil {
+				why.Hint = *h
+			}
+		}
+		out.Hint = optStr(why.Hint)
 	}
 	if in.Detail == gen.DetailSummary {
 		out.Page = gen.Page{Returned: 0, Total: ptr(int64(rep.Total)), Truncated: rep.Total > 0}

@@ -78,6 +78,9 @@ func (f *Flows) source() (telemetry.Source, error) {
 
 // telemetryErr maps the port's errors to tool errors; anything else stays a Go error (internal).
 func telemetryErr(err error) error {
+	if e, ok := unknownNameErr(err); ok {
+		return e
+	}
 	switch {
 	case err == nil:
 		return nil

@@ -29,8 +29,18 @@ func fixtureServer(t *testing.T, preset string) (*Handler, *fixture.Dataset) {
 	b := &memory.Backend{}
 	b.AddTraces(d.Traces)
 	b.AddLogs(d.Logs)
-	f := flows.New(flows.Deps{Telemetry: telemetry.NewEngine(b, d.Conventions), Now: func() time.Time { return answersNow }})
+	f := flows.New(flows.Deps{Telemetry: telemetry.NewEngine(embeddedKind{b}, d.Conventions), Now: func() time.Time { return answersNow }})
 	return New(Options{Flows: f}), d
+}
+
+// embeddedKind is the in-memory backend described as the embedded store, a kind the
+// get_app_status schema knows.
+type embeddedKind struct{ *memory.Backend }
+
+func (e embeddedKind) Describe(ctx context.Context) telemetry.SourceInfo {
+	info := e.Backend.Describe(ctx)
+	info.Kind = "embedded"
+	return info
 }
 
 // callJSON calls tool with args and returns the structured answer, failing the test on a
@@ -177,4 +187,69 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+func TestEveryNameTakingArgumentAnswersAnUnknownName(t *testing.T) {
+	h, _ := fixtureServer(t, "")
+	hint := func(doc map[string]any) string { s, _ := doc["hint"].(string); return s }
+	t.Run("get_app_status says the service is unknown, not that it is quiet", func(t *testing.T) {
+		doc, _ := callJSON(t, h, "get_app_status", `{"service":"nosuch"}`)
+		known := asList(doc["knownServices"])
+		if doc["status"] != "unknown" || len(known) == 0 || len(known) > 10 || !strings.Contains(hint(doc), `"nosuch"`) ||
+			!strings.Contains(hint(doc), "checkout") {
+			t.Fatalf("get_app_status service=nosuch: %v", doc)
+		}
+		for i := 1; i < len(known); i++ {
+			if known[i-1].(string) >= known[i].(string) {
+				t.Fatalf("knownServices %v are not sorted", known)
+			}
+		}
+	})
+	t.Run("a service named in another case is pointed at", func(t *testing.T) {
+		doc, _ := callJSON(t, h, "get_app_status", `{"service":"Checkout"}`)
+		if doc["status"] != "unknown" || !strings.Contains(hint(doc), `did you mean "checkout"`) {
+			t.Fatalf("get_app_status service=Checkout: %v", doc)
+		}
+	})
+	t.Run("a quiet window is a warning that says there is no telemetry in it", func(t *testing.T) {
+		doc, _ := callJSON(t, h, "get_app_status", `{"window":"1s"}`)
+		if doc["status"] != "warn" || doc["knownServices"] != nil || !strings.Contains(hint(doc), "no telemetry in the window") {
+			t.Fatalf("get_app_status window=1s: %v", doc)
+		}
+	})
+	t.Run("a known service with data has no hint", func(t *testing.T) {
+		doc, _ := callJSON(t, h, "get_app_status", `{"service":"checkout"}`)
+		if doc["status"] == "unknown" || doc["hint"] != nil || doc["knownServices"] != nil {
+			t.Fatalf("get_app_status service=checkout: %v", doc)
+		}
+	})
+	for _, tool := range []string{"list_runs", "get_recent_errors"} {
+		t.Run(tool+" refuses an unknown domain, listing the domains", func(t *testing.T) {
+			doc, isErr := callJSON(t, h, tool, `{"domain":"nosuch"}`)
+			if msg, _ := doc["message"].(string); !isErr || doc["code"] != "invalid_arguments" || !strings.Contains(msg, "http") {
+				t.Fatalf("%s domain=nosuch: %v", tool, doc)
+			}
+		})
+	}
+	for _, tool := range []string{"list_runs", "get_recent_errors", "analyze_db_bottlenecks", "get_last_job_result"} {
+		t.Run(tool+" says a service is unknown and which exist", func(t *testing.T) {
+			doc, isErr := callJSON(t, h, tool, `{"service":"nosuch"}`)
+			if isErr || !strings.Contains(hint(doc), `no service is named "nosuch"`) || !strings.Contains(hint(doc), "checkout") {
+				t.Fatalf("%s service=nosuch: %v", tool, doc)
+			}
+		})
+	}
+	t.Run("an empty list_runs says the window holds no telemetry", func(t *testing.T) {
+		doc, _ := callJSON(t, h, "list_runs", `{"window":"1s"}`)
+		if doc["count"] != 0.0 || !strings.Contains(hint(doc), "no telemetry in the window") {
+			t.Fatalf("list_runs window=1s: %v", doc)
+		}
+	})
+	t.Run("no errors while the app ran needs no hint", func(t *testing.T) {
+		doc, _ := callJSON(t, h, "get_recent_errors", `{"service":"nosuch"}`)
+		quiet, _ := callJSON(t, h, "get_recent_errors", `{"window":"1s"}`)
+		if doc["count"] != 0.0 || quiet["hint"] == nil {
+			t.Fatalf("get_recent_errors: %v, %v", doc, quiet)
+		}
+	})
 }
