@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:de86643d19ad7e50f687af318bd550f40cb26634b832334e61129014c84cace7"
+const SchemaDigest = "sha256:2dc9b31e8fa1986fe1bc6cd2130f36e80351cb13d1bb0c415ef53a5d1fc99d43"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

@@ -7,6 +7,9 @@ package gen
 //
 // Ref: schemas/tools/analyze_db_bottlenecks.input.json
 type AnalyzeDBBottlenecksInput struct {
+	// page.nextCursor.
+	Cursor *string `json:"cursor,omitzero"`
+
 	// Answer size.
 	Detail Detail `json:"detail,omitzero"`
 

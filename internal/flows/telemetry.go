@@ -36,7 +36,11 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 	if f.Receiver != nil {
 		out.Source.Receiver = f.Receiver(ctx)
 	}
-	st, err := src.Status(ctx, telemetry.StatusQuery{Window: w, Service: deref(in.Service)})
+	q := telemetry.StatusQuery{Window: w, Service: deref(in.Service)}
+	if in.Detail == gen.DetailFull {
+		q.MaxServices = maxStatusServices
+	}
+	st, err := src.Status(ctx, q)
 	if err != nil {
 		if errors.Is(err, telemetry.ErrUnreachable) {
 			out.Source.Reachable = false
@@ -77,6 +81,13 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 	return out, nil
 }
 
+// With detail full, an answer holds as many items as its schema allows (maxItems) rather
+// than the standard bounds: the services of get_app_status, the runs of a list_runs page.
+const (
+	maxStatusServices = 50
+	maxRunsPage       = 100
+)
+
 // ListRuns implements gen.Flows: one page of runs, newest first.
 func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRunsOutput, error) {
 	w, err := f.resolveWindow(in.Window, in.SinceUnixMs)
@@ -96,8 +107,11 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 		return gen.ListRunsOutput{}, err
 	}
 	limit := in.Limit
-	if in.Detail == gen.DetailSummary {
+	switch in.Detail {
+	case gen.DetailSummary:
 		limit = 1 // only the total is reported; read as little as possible
+	case gen.DetailFull:
+		limit = maxRunsPage // full: as many as a page holds
 	}
 	page, err := src.Runs(ctx, telemetry.RunsQuery{
 		Window: w, Service: deref(in.Service), Domain: deref(in.Domain), Status: derefStatus(in.Status), Invocation: deref(in.Invocation),

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/runlens/runlens/gen"
-	"github.com/runlens/runlens/internal/callctx"
-	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 )
 
@@ -134,6 +132,10 @@ func change(before, after float64) *gen.Change {
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
+// maxDBOperations is the most operations one analyze_db_bottlenecks answer holds (its
+// schema's maxItems), what detail full asks for.
+const maxDBOperations = 20
+
 // standardStatementRunes bounds a normalized statement in a standard answer; full shows it
 // whole (normalized all the same: literals never leave).
 const standardStatementRunes = 300
@@ -157,8 +159,19 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 	if err != nil {
 		return gen.AnalyzeDBBottlenecksOutput{}, err
 	}
+	snap, err := src.Fingerprint(ctx)
+	if err != nil {
+		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)
+	}
+	offset, err := f.pageCursor(in.Cursor, gen.ToolAnalyzeDBBottlenecks, in, snap)
+	if err != nil {
+		return gen.AnalyzeDBBottlenecksOutput{}, err
+	}
 	limit := in.Limit
-	rep, err := src.DBOperations(ctx, telemetry.DBQuery{Window: w, Service: deref(in.Service), System: deref(in.System), TopN: limit})
+	if in.Detail == gen.DetailFull {
+		limit = maxDBOperations // full: as many as an answer holds
+	}
+	rep, err := src.DBOperations(ctx, telemetry.DBQuery{Window: w, Service: deref(in.Service), System: deref(in.System), TopN: offset + limit})
 	if err != nil {
 		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)
 	}
@@ -183,7 +196,8 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 		return out, nil
 	}
 	full := in.Detail == gen.DetailFull
-	for _, o := range rep.Operations {
+	lo := min(offset, len(rep.Operations))
+	for _, o := range rep.Operations[lo:] {
 		op := gen.AnalyzeDBBottlenecksOutputOperation{
 			System: optStr(o.System), Collection: optStr(o.Collection), Count: o.Count,
 			TotalDurationMs: o.TotalMs, P95DurationMs: o.P95Ms, ErrorCount: o.ErrorCount, ShareOfTotal: o.ShareOfTotal,
@@ -202,8 +216,9 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 		}
 		out.Operations = append(out.Operations, op)
 	}
-	out.Page = gen.Page{Returned: int64(len(out.Operations)), Total: ptr(int64(rep.Total)), Truncated: len(out.Operations) < rep.Total}
-	callctx.SetPaging(ctx, &shape.Paging{Field: "operations"})
+	out.Page = f.page(gen.ToolAnalyzeDBBottlenecks, in, snap, lo, len(out.Operations), rep.Total, false)
+	out.Page.Truncated = lo+len(out.Operations) < rep.Total
+	f.setPaging(ctx, "operations", "", gen.ToolAnalyzeDBBottlenecks, in, snap, lo)
 	return out, nil
 }
 

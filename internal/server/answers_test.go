@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -252,4 +253,62 @@ func TestEveryNameTakingArgumentAnswersAnUnknownName(t *testing.T) {
 			t.Fatalf("get_recent_errors: %v, %v", doc, quiet)
 		}
 	})
+}
+
+func TestAnalyzeDBBottlenecksPagesWithACursor(t *testing.T) {
+	h, _ := fixtureServer(t, "")
+	all, _ := callJSON(t, h, "analyze_db_bottlenecks", `{"limit":20,"window":"1d"}`)
+	want := items(all, "operations")
+	if len(want) < 3 {
+		t.Fatalf("the fixture has %d operations in a day, want at least 3", len(want))
+	}
+	var got []map[string]any
+	args := `{"limit":2,"window":"1d"}`
+	for range want {
+		doc, isErr := callJSON(t, h, "analyze_db_bottlenecks", args)
+		if isErr {
+			t.Fatalf("analyze_db_bottlenecks %s: %v", args, doc)
+		}
+		got = append(got, items(doc, "operations")...)
+		page := doc["page"].(map[string]any)
+		next, _ := page["nextCursor"].(string)
+		if (next != "") != (len(got) < len(want)) || page["truncated"] != (len(got) < len(want)) {
+			t.Fatalf("after %d of %d operations, page %v", len(got), len(want), page)
+		}
+		if next == "" {
+			break
+		}
+		args = `{"limit":2,"window":"1d","cursor":"` + next + `"}`
+	}
+	if !jsonEqual(got, want) {
+		t.Fatalf("paged operations %v, want %v", got, want)
+	}
+}
+
+func TestFullDetailHoldsMoreThanStandard(t *testing.T) {
+	h, _ := fixtureServer(t, "")
+	for _, tc := range []struct{ tool, field, args string }{
+		{"list_runs", "runs", `"window":"1d"`},
+		{"analyze_db_bottlenecks", "operations", `"window":"1d","limit":1`},
+	} {
+		std, _ := callJSON(t, h, tc.tool, `{`+tc.args+`}`)
+		full, _ := callJSON(t, h, tc.tool, `{`+tc.args+`,"detail":"full"}`)
+		if n, m := len(items(std, tc.field)), len(items(full, tc.field)); m <= n {
+			t.Errorf("%s: %d %s at full detail, %d at standard; want more", tc.tool, m, tc.field, n)
+		}
+	}
+	// get_app_status lists the 20 busiest services at standard, up to 50 at full.
+	b := &memory.Backend{}
+	start := answersNow.Add(-time.Minute).UnixNano()
+	for i := range 30 {
+		b.AddSpans(telemetry.SpanRow{TraceID: fmt.Sprintf("%032x", i+1), SpanID: fmt.Sprintf("%016x", i+1), Name: "GET /",
+			Kind: telemetry.KindServer, Service: fmt.Sprintf("svc-%02d", i), StartNs: start, DurationNs: 1e6, StatusCode: telemetry.CodeUnset})
+	}
+	f := flows.New(flows.Deps{Telemetry: telemetry.NewEngine(embeddedKind{b}, nil), Now: func() time.Time { return answersNow }})
+	h = New(Options{Flows: f})
+	std, _ := callJSON(t, h, "get_app_status", `{}`)
+	full, _ := callJSON(t, h, "get_app_status", `{"detail":"full"}`)
+	if n, m := len(items(std, "services")), len(items(full, "services")); n != 20 || m != 30 {
+		t.Errorf("get_app_status: %d services at standard, %d at full; want 20 and 30", n, m)
+	}
 }
