@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:256eec64ad2a4679afc236791129c13a0adf97bf948da3a96b6e53f3bf81ccfa"
+const SchemaDigest = "sha256:e1f5a6c58388c590486a960fe41162f09ccf1b2959ef8648e00b525121c50e7c"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

@@ -7,6 +7,9 @@ package gen
 //
 // Ref: schemas/tools/analyze_db_bottlenecks.input.json
 type AnalyzeDBBottlenecksInput struct {
+	// page.nextCursor.
+	Cursor *string `json:"cursor,omitzero"`
+
 	// Answer size.
 	Detail Detail `json:"detail,omitzero"`
 
@@ -33,7 +36,7 @@ type AnalyzeDBBottlenecksOutput struct {
 	// Next step.
 	Hint *string `json:"hint,omitzero"`
 
-	// Systems seen, when none matched.
+	// Seen, if none matched.
 	KnownSystems []string `json:"knownSystems,omitzero"`
 
 	// Costliest first.
@@ -42,7 +45,7 @@ type AnalyzeDBBottlenecksOutput struct {
 	// Operations paging.
 	Page Page `json:"page"`
 
-	// Its percentiles' error bound; 0: exact.
+	// Percentile error bound; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
 	// Query spans.
@@ -68,8 +71,8 @@ type AnalyzeDBBottlenecksOutputOperation struct {
 	// Errors.
 	ErrorCount int64 `json:"errorCount"`
 
-	// Label.
-	Operation string `json:"operation"`
+	// Label; omitted when equal to statement.
+	Operation *string `json:"operation,omitzero"`
 
 	// p95, ms.
 	P95DurationMs float64 `json:"p95DurationMs"`
@@ -134,7 +137,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// Mean, ms.
 	AverageDurationMs float64 `json:"averageDurationMs"`
 
-	// Versus compareTo; metrics only when both windows have samples.
+	// Metrics only when both windows have samples.
 	Comparison *AnalyzeServicePerformanceOutputComparison `json:"comparison,omitzero"`
 
 	// Failed ones.
@@ -149,7 +152,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// Next step.
 	Hint *string `json:"hint,omitzero"`
 
-	// Entry operations, when none matched.
+	// Entry operations, if none matched.
 	KnownOperations []string `json:"knownOperations,omitzero"`
 
 	// Known services.
@@ -164,10 +167,10 @@ type AnalyzeServicePerformanceOutput struct {
 	// p99, ms.
 	P99DurationMs float64 `json:"p99DurationMs"`
 
-	// Its percentiles' error bound; 0: exact.
+	// Percentile error bound; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
-	// Entry spans (or the operation's spans).
+	// Entry spans, or the operation's.
 	SampleCount int64 `json:"sampleCount"`
 
 	// Coverage.
@@ -186,8 +189,8 @@ type AnalyzeServicePerformanceOutput struct {
 	TopOperations []AnalyzeServicePerformanceOutputTopOperation `json:"topOperations,omitzero"`
 }
 
-// AnalyzeServicePerformanceOutputComparison: versus compareTo; metrics only when
-// both windows have samples.
+// AnalyzeServicePerformanceOutputComparison: metrics only when both windows have
+// samples.
 //
 // Ref: schemas/tools/analyze_service_performance.output.json#/properties/comparison
 type AnalyzeServicePerformanceOutputComparison struct {
@@ -419,10 +422,10 @@ type ExecuteCommandOutput struct {
 	// pass: exit 0.
 	Status ExecuteCommandOutputStatus `json:"status"`
 
-	// What the run's processes sent to runlens, when it pointed them at its receiver.
+	// What its processes sent to the receiver.
 	Telemetry *ExecuteCommandOutputTelemetry `json:"telemetry,omitzero"`
 
-	// Why telemetry is not reported, or what to know about what it counts.
+	// Why telemetry is missing, or what it counts.
 	TelemetryNote *string `json:"telemetryNote,omitzero"`
 
 	// Timed out.
@@ -443,8 +446,7 @@ const (
 	ExecuteCommandOutputStatusFail ExecuteCommandOutputStatus = "fail"
 )
 
-// ExecuteCommandOutputTelemetry: what the run's processes sent to runlens, when it
-// pointed them at its receiver.
+// ExecuteCommandOutputTelemetry: what its processes sent to the receiver.
 //
 // Ref: schemas/tools/execute_command.output.json#/properties/telemetry
 type ExecuteCommandOutputTelemetry struct {
@@ -544,6 +546,12 @@ type GetAppStatusOutput struct {
 	// Per domain.
 	Domains []GetAppStatusOutputDomain `json:"domains,omitzero"`
 
+	// Next step.
+	Hint *string `json:"hint,omitzero"`
+
+	// If unknown.
+	KnownServices []string `json:"knownServices,omitzero"`
+
 	// Coverage.
 	Scan Scan `json:"scan"`
 
@@ -553,8 +561,9 @@ type GetAppStatusOutput struct {
 	// Telemetry source.
 	Source GetAppStatusOutputSource `json:"source"`
 
-	// fail: failed runs, unhandled errors; warn: no/stale data.
-	Status Status `json:"status"`
+	// fail: failed runs, unhandled errors; warn: no/stale data; unknown: no such
+	// service.
+	Status GetAppStatusOutputStatus `json:"status"`
 }
 
 // GetAppStatusOutputCounts: totals.
@@ -665,6 +674,20 @@ const (
 	GetAppStatusOutputSourceReceiverStateUnknown GetAppStatusOutputSourceReceiverState = "unknown"
 )
 
+// GetAppStatusOutputStatus: fail: failed runs, unhandled errors; warn: no/stale data; unknown: no
+// such service.
+//
+// Ref: schemas/tools/get_app_status.output.json#/properties/status
+type GetAppStatusOutputStatus string
+
+// The values of GetAppStatusOutputStatus.
+const (
+	GetAppStatusOutputStatusPass    GetAppStatusOutputStatus = "pass"
+	GetAppStatusOutputStatusWarn    GetAppStatusOutputStatus = "warn"
+	GetAppStatusOutputStatusFail    GetAppStatusOutputStatus = "fail"
+	GetAppStatusOutputStatusUnknown GetAppStatusOutputStatus = "unknown"
+)
+
 // GetDocInput: which doc to read.
 //
 // Ref: schemas/tools/get_doc.input.json
@@ -755,7 +778,7 @@ type GetLastJobResultOutput struct {
 	// Exit code.
 	ExitCode *int `json:"exitCode,omitzero"`
 
-	// A job matched.
+	// Job matched.
 	Found bool `json:"found"`
 
 	// Next step.
@@ -767,10 +790,10 @@ type GetLastJobResultOutput struct {
 	// Job name.
 	JobName *string `json:"jobName,omitzero"`
 
-	// Jobs seen, when none matched.
+	// Seen, if none matched.
 	KnownJobs []string `json:"knownJobs,omitzero"`
 
-	// The app's own word, e.g. failed.
+	// App's word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Run before.
@@ -779,7 +802,7 @@ type GetLastJobResultOutput struct {
 	// Epoch ms.
 	StartUnixMs *int64 `json:"startUnixMs,omitzero"`
 
-	// ok or error.
+	// Verdict.
 	Status *RunStatus `json:"status,omitzero"`
 
 	// Trace id.
@@ -836,6 +859,9 @@ type GetRecentErrorsOutput struct {
 	// Latest first.
 	Groups []GetRecentErrorsOutputGroup `json:"groups,omitzero"`
 
+	// Next step.
+	Hint *string `json:"hint,omitzero"`
+
 	// Paging.
 	Page Page `json:"page"`
 
@@ -877,7 +903,7 @@ type GetRecentErrorsOutputGroup struct {
 	// Run ids.
 	RelatedRunIDs []string `json:"relatedRunIds,omitzero"`
 
-	// Trace ids.
+	// Trace ids; omitted when equal to relatedRunIds.
 	RelatedTraceIDs []string `json:"relatedTraceIds,omitzero"`
 
 	// Message.
@@ -929,7 +955,7 @@ type GetRunOutput struct {
 	// Omitted spans.
 	OmittedSpans int64 `json:"omittedSpans"`
 
-	// The app's own word, e.g. failed.
+	// App's word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Spans paging.
@@ -947,8 +973,8 @@ type GetRunOutput struct {
 	// One sentence.
 	Summary string `json:"summary"`
 
-	// Trace id.
-	TraceID string `json:"traceId"`
+	// Trace id; omitted when equal to id.
+	TraceID *string `json:"traceId,omitzero"`
 }
 
 // GetRunOutputCriticalPathItem: one span of the critical path (the spans that
@@ -1144,7 +1170,7 @@ type ListDocsOutput struct {
 	// Docs returned.
 	Count int64 `json:"count"`
 
-	// Docs by slug.
+	// By slug.
 	Docs []ListDocsOutputDoc `json:"docs,omitzero"`
 
 	// Paging.
@@ -1265,8 +1291,8 @@ type ListRunsOutputRun struct {
 	// ok or error.
 	Status RunStatus `json:"status"`
 
-	// Trace id.
-	TraceID string `json:"traceId"`
+	// Trace id; omitted when equal to id.
+	TraceID *string `json:"traceId,omitzero"`
 }
 
 // Operation: a runlens operation (a full-profile tool name).

@@ -177,10 +177,21 @@ func report(c *client, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "\nanalyze_db_bottlenecks → %d database spans\n", db.SampleCount)
 	for _, op := range db.Operations {
-		fmt.Fprintf(out, "    %4.0f%%  %-48s total %s, p95 %s\n", op.ShareOfTotal*100, trim(op.Operation, 48), fmtMs(&op.TotalDurationMs), fmtMs(&op.P95DurationMs))
+		fmt.Fprintf(out, "    %4.0f%%  %-48s total %s, p95 %s\n", op.ShareOfTotal*100, trim(dbLabel(op), 48), fmtMs(&op.TotalDurationMs), fmtMs(&op.P95DurationMs))
 	}
 	fmt.Fprintln(out, "\n▸ done: the temporary project is removed; nothing was left behind.")
 	return nil
+}
+
+// dbLabel is an operation's label, which the answer leaves out when it is the statement.
+func dbLabel(op gen.AnalyzeDBBottlenecksOutputOperation) string {
+	switch {
+	case op.Operation != nil:
+		return *op.Operation
+	case op.Statement != nil:
+		return *op.Statement
+	}
+	return ""
 }
 
 func fmtMs(v *float64) string {

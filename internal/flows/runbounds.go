@@ -35,7 +35,7 @@ func (f *Flows) boundRun(out *gen.GetRunOutput) bool {
 	var b bounder
 	b.str(&out.ID, maxRunIDLen)
 	b.str(&out.Summary, maxNameLen)
-	b.str(&out.TraceID, maxIDLen)
+	b.opt(out.TraceID, maxIDLen)
 	b.opt(out.Outcome, maxNameLen)
 	b.opt(out.ErrorMessage, maxErrorLen)
 	for i := range out.Spans {

@@ -36,17 +36,31 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 	if f.Receiver != nil {
 		out.Source.Receiver = f.Receiver(ctx)
 	}
-	st, err := src.Status(ctx, telemetry.StatusQuery{Window: w, Service: deref(in.Service)})
+	q := telemetry.StatusQuery{Window: w, Service: deref(in.Service)}
+	if in.Detail == gen.DetailFull {
+		q.MaxServices = maxStatusServices
+	}
+	st, err := src.Status(ctx, q)
 	if err != nil {
 		if errors.Is(err, telemetry.ErrUnreachable) {
 			out.Source.Reachable = false
-			out.Status = gen.StatusWarn
+			out.Status = gen.GetAppStatusOutputStatusWarn
+			out.Hint = ptr("the telemetry source did not answer: run the doctor tool")
 			out.Scan = f.scanOut(telemetry.Scan{WindowStartMs: w.StartMs, WindowEndMs: w.EndMs})
 			return out, nil
 		}
 		return gen.GetAppStatusOutput{}, telemetryErr(err)
 	}
-	out.Status = gen.Status(telemetry.Verdict(st))
+	out.Status = gen.GetAppStatusOutputStatus(telemetry.Verdict(st))
+	if st.Spans == 0 && st.Logs == 0 {
+		// Silence is a warning for an app that exists; a service that sent nothing ever is
+		// not a quiet service but a wrong name.
+		why := f.whyEmpty(ctx, src, w, deref(in.Service), "telemetry", false)
+		if why.Unknown {
+			out.Status, out.KnownServices = gen.GetAppStatusOutputStatusUnknown, why.Known
+		}
+		out.Hint = optStr(why.Hint)
+	}
 	out.Counts = gen.GetAppStatusOutputCounts{Services: st.Services, Spans: st.Spans, Logs: st.Logs, Errors: st.Errors, HandledErrors: st.HandledErrors}
 	out.Scan = f.scanOut(st.Scan)
 	if in.Detail == gen.DetailSummary {
@@ -67,6 +81,13 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 	return out, nil
 }
 
+// With detail full, an answer holds as many items as its schema allows (maxItems) rather
+// than the standard bounds: the services of get_app_status, the runs of a list_runs page.
+const (
+	maxStatusServices = 50
+	maxRunsPage       = 100
+)
+
 // ListRuns implements gen.Flows: one page of runs, newest first.
 func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRunsOutput, error) {
 	w, err := f.resolveWindow(in.Window, in.SinceUnixMs)
@@ -86,8 +107,11 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 		return gen.ListRunsOutput{}, err
 	}
 	limit := in.Limit
-	if in.Detail == gen.DetailSummary {
+	switch in.Detail {
+	case gen.DetailSummary:
 		limit = 1 // only the total is reported; read as little as possible
+	case gen.DetailFull:
+		limit = maxRunsPage // full: as many as a page holds
 	}
 	page, err := src.Runs(ctx, telemetry.RunsQuery{
 		Window: w, Service: deref(in.Service), Domain: deref(in.Domain), Status: derefStatus(in.Status), Invocation: deref(in.Invocation),
@@ -97,6 +121,9 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 		return gen.ListRunsOutput{}, telemetryErr(err)
 	}
 	out := gen.ListRunsOutput{Scan: f.scanOut(page.Scan)}
+	if page.Total == 0 && len(page.EnteredAt) == 0 {
+		out.Hint = optStr(f.whyEmpty(ctx, src, w, deref(in.Service), "run", false).Hint)
+	}
 	if len(page.EnteredAt) > 0 {
 		out.Hint = ptr(fmt.Sprintf("no run entered at service %q in the window: a run belongs to the service where it entered, "+
 			"and the runs holding its spans entered at %s; call list_runs with service=%q", deref(in.Service),
@@ -110,7 +137,7 @@ func (f *Flows) ListRuns(ctx context.Context, in gen.ListRunsInput) (gen.ListRun
 	for _, r := range page.Runs {
 		run := gen.ListRunsOutputRun{
 			ID: r.ID, Domain: r.Domain, Name: r.Name, Status: gen.RunStatus(r.Status), Outcome: optStr(r.Outcome),
-			StartUnixMs: r.StartMs, Service: r.Service, TraceID: r.TraceID,
+			StartUnixMs: r.StartMs, Service: r.Service, TraceID: unlessEqual(r.TraceID, r.ID),
 			SpanCount: ptr(r.SpanCount), ErrorCount: ptr(r.ErrorCount),
 		}
 		if r.HasDuration {
@@ -133,6 +160,11 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	maxSpans, maxDepth := in.MaxSpans, in.MaxDepth
 	full := in.Detail == gen.DetailFull
 	run, err := src.Run(ctx, telemetry.RunQuery{ID: in.ID, WithAttributes: full})
+	if lower := strings.ToLower(in.ID); errors.Is(err, telemetry.ErrRunNotFound) && lower != in.ID && isHex(in.ID) {
+		// Trace ids are hex, stored in lower case (W3C Trace Context); an id copied from a log
+		// line or a dashboard may be upper case. An execution id keeps its case.
+		run, err = src.Run(ctx, telemetry.RunQuery{ID: lower, WithAttributes: full})
+	}
 	if errors.Is(err, telemetry.ErrRunNotFound) {
 		return gen.GetRunOutput{}, toolerr.Newf(gen.ErrorCodeRunNotFound, "no run or trace has the id %q", in.ID).
 			WithHint("call list_runs to find run ids, or get_recent_errors for runs that failed")
@@ -141,7 +173,7 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 		return gen.GetRunOutput{}, telemetryErr(err)
 	}
 	out := gen.GetRunOutput{
-		ID: run.ID, TraceID: run.TraceID, Status: gen.RunStatus(run.Status), Summary: runSentence(run),
+		ID: run.ID, TraceID: unlessEqual(run.TraceID, run.ID), Status: gen.RunStatus(run.Status), Summary: runSentence(run),
 		Outcome: optStr(run.Outcome), ErrorMessage: optStr(run.ErrorMessage),
 		Scan: gen.Scan{Limited: run.Limited, Scanned: int64(len(run.Spans) + len(run.Logs)), Note: optStr(telemetry.CoverageNote(f.Telemetry))},
 	}
@@ -212,6 +244,16 @@ func (f *Flows) GetRun(ctx context.Context, in gen.GetRunInput) (gen.GetRunOutpu
 	return out, nil
 }
 
+// isHex reports whether s is a non-empty string of hexadecimal digits.
+func isHex(s string) bool {
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // criticalPath is the run's critical path with each span named, so that it reads whole even
 // when maxSpans or maxDepth left its spans out of the tree.
 func criticalPath(spans []telemetry.Span) []gen.GetRunOutputCriticalPathItem {
@@ -276,6 +318,10 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 		return gen.GetRecentErrorsOutput{}, telemetryErr(err)
 	}
 	out := gen.GetRecentErrorsOutput{Count: rep.Events, Scan: f.scanOut(rep.Scan)}
+	if len(rep.Groups) == 0 {
+		// No error is good news only when there was telemetry to have errors in.
+		out.Hint = optStr(f.whyEmpty(ctx, src, w, deref(in.Service), "error", true).Hint)
+	}
 	total := len(rep.Groups)
 	if in.Detail == gen.DetailSummary {
 		out.Page = gen.Page{Returned: 0, Total: ptr(int64(total)), Truncated: total > 0}
@@ -290,7 +336,7 @@ func (f *Flows) GetRecentErrors(ctx context.Context, in gen.GetRecentErrorsInput
 			Service: g.Service, Domain: g.Domain, Count: g.Count,
 			FirstSeenUnixMs: g.FirstSeenMs, LastSeenUnixMs: g.LastSeenMs,
 			SampleMessage: g.SampleMessage, Fingerprint: g.Fingerprint, ExceptionType: optStr(g.ExceptionType),
-			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: g.TraceIDs, Handled: g.Handled, EntryServices: g.EntryServices,
+			RelatedRunIDs: g.RunIDs, RelatedTraceIDs: unlessSame(g.TraceIDs, g.RunIDs), Handled: g.Handled, EntryServices: g.EntryServices,
 			Location: optStr(locs[i]), Snippet: optStr(snippets[i]),
 		})
 	}
@@ -316,6 +362,11 @@ func (f *Flows) GetLastJobResult(ctx context.Context, in gen.GetLastJobResultInp
 	}
 	if !j.Found {
 		out := gen.GetLastJobResultOutput{Found: false}
+		if in.Service != nil {
+			if why := f.whyEmpty(ctx, src, w, *in.Service, "job", true); why.Unknown {
+				return gen.GetLastJobResultOutput{Found: false, Hint: &why.Hint}, nil
+			}
+		}
 		if len(j.KnownJobs) > 0 {
 			out.KnownJobs = j.KnownJobs
 			out.Hint = ptr("no job matched; jobs seen in the window: " + strings.Join(j.KnownJobs, ", "))

@@ -4,17 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/runlens/runlens/gen"
-	"github.com/runlens/runlens/internal/callctx"
-	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
 )
-
-// maxKnownServices bounds the service names offered when a service is unknown.
-const maxKnownServices = 20
 
 // AnalyzeServicePerformance implements gen.Flows: latency and errors of one service, with an
 // optional comparison window. An unknown service is an answer with sampleCount 0, found false
@@ -48,14 +42,10 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 		out.Hint = ptr(fmt.Sprintf("no span named %q in service %q; its entry operations: %s", deref(in.Operation), in.Service, strings.Join(p.KnownOperations, ", ")))
 	}
 	if p.SampleCount == 0 {
-		known, err := src.Services(ctx, maxKnownServices)
-		if err != nil {
-			return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
-		}
-		if !slices.Contains(known, in.Service) {
-			out.Found = ptr(false)
-			out.KnownServices = known
-			out.Hint = ptr(fmt.Sprintf("no span of service %q is stored; known services: %s", in.Service, strings.Join(known, ", ")))
+		if why := f.whyEmpty(ctx, src, w, in.Service, "entry span", false); why.Unknown {
+			out.Found, out.KnownServices, out.Hint = ptr(false), why.Known, &why.Hint
+		} else if out.Hint == nil {
+			out.Hint = optStr(why.Hint)
 		}
 	}
 	if before != nil {
@@ -142,6 +132,10 @@ func change(before, after float64) *gen.Change {
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
+// maxDBOperations is the most operations one analyze_db_bottlenecks answer holds (its
+// schema's maxItems), what detail full asks for.
+const maxDBOperations = 20
+
 // standardStatementRunes bounds a normalized statement in a standard answer; full shows it
 // whole (normalized all the same: literals never leave).
 const standardStatementRunes = 300
@@ -165,8 +159,19 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 	if err != nil {
 		return gen.AnalyzeDBBottlenecksOutput{}, err
 	}
+	snap, err := src.Fingerprint(ctx)
+	if err != nil {
+		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)
+	}
+	offset, err := f.pageCursor(in.Cursor, gen.ToolAnalyzeDBBottlenecks, in, snap)
+	if err != nil {
+		return gen.AnalyzeDBBottlenecksOutput{}, err
+	}
 	limit := in.Limit
-	rep, err := src.DBOperations(ctx, telemetry.DBQuery{Window: w, Service: deref(in.Service), System: deref(in.System), TopN: limit})
+	if in.Detail == gen.DetailFull {
+		limit = maxDBOperations // full: as many as an answer holds
+	}
+	rep, err := src.DBOperations(ctx, telemetry.DBQuery{Window: w, Service: deref(in.Service), System: deref(in.System), TopN: offset + limit})
 	if err != nil {
 		return gen.AnalyzeDBBottlenecksOutput{}, telemetryErr(err)
 	}
@@ -176,16 +181,25 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 		out.KnownSystems = rep.KnownSystems
 	}
 	if rep.Total == 0 && len(rep.KnownSystems) == 0 {
-		out.Hint = dbLookalikeHint(ctx, src, w)
+		why := f.whyEmpty(ctx, src, w, deref(in.Service), "database operation", false)
+		if !why.Unknown && deref(in.Service) == "" {
+			// The window has telemetry: say which spans look like queries the
+			// conventions do not count, if any.
+			if h := dbLookalikeHint(ctx, src, w); h != nil {
+				why.Hint = *h
+			}
+		}
+		out.Hint = optStr(why.Hint)
 	}
 	if in.Detail == gen.DetailSummary {
 		out.Page = gen.Page{Returned: 0, Total: ptr(int64(rep.Total)), Truncated: rep.Total > 0}
 		return out, nil
 	}
 	full := in.Detail == gen.DetailFull
-	for _, o := range rep.Operations {
+	lo := min(offset, len(rep.Operations))
+	for _, o := range rep.Operations[lo:] {
 		op := gen.AnalyzeDBBottlenecksOutputOperation{
-			Operation: o.Label, System: optStr(o.System), Collection: optStr(o.Collection), Count: o.Count,
+			System: optStr(o.System), Collection: optStr(o.Collection), Count: o.Count,
 			TotalDurationMs: o.TotalMs, P95DurationMs: o.P95Ms, ErrorCount: o.ErrorCount, ShareOfTotal: o.ShareOfTotal,
 		}
 		if o.Statement != "" {
@@ -195,10 +209,16 @@ func (f *Flows) AnalyzeDBBottlenecks(ctx context.Context, in gen.AnalyzeDBBottle
 			}
 			op.Statement = &st
 		}
+		// The label is left out when it says no more than the statement shown (R13 falls back
+		// to the statement itself when a query has no summary).
+		if op.Statement == nil || *op.Statement != o.Label {
+			op.Operation = &o.Label
+		}
 		out.Operations = append(out.Operations, op)
 	}
-	out.Page = gen.Page{Returned: int64(len(out.Operations)), Total: ptr(int64(rep.Total)), Truncated: len(out.Operations) < rep.Total}
-	callctx.SetPaging(ctx, &shape.Paging{Field: "operations"})
+	out.Page = f.page(gen.ToolAnalyzeDBBottlenecks, in, snap, lo, len(out.Operations), rep.Total, false)
+	out.Page.Truncated = lo+len(out.Operations) < rep.Total
+	f.setPaging(ctx, "operations", "", gen.ToolAnalyzeDBBottlenecks, in, snap, lo)
 	return out, nil
 }
 

@@ -107,7 +107,7 @@ func TestGetAppStatusFailsOnAnErrorInTheWindow(t *testing.T) {
 	}
 	// The default window is the last hour, as for every telemetry tool but the last job.
 	want := d.ExpectStatus(telemetry.StatusQuery{Window: lastHour()})
-	if out.Status != gen.StatusFail || out.Counts.Errors != want.Errors || want.Errors != 8 || out.Source.Kind != "memory" || !out.Source.Reachable {
+	if out.Status != gen.GetAppStatusOutputStatusFail || out.Counts.Errors != want.Errors || want.Errors != 8 || out.Source.Kind != "memory" || !out.Source.Reachable {
 		t.Fatalf("status %+v, want %d errors", out, want.Errors)
 	}
 	// Four http runs hold an error span; three failed: the payment error of a rendered page is
@@ -129,7 +129,7 @@ func TestGetAppStatusFailsOnAnErrorInTheWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if quiet.Status != gen.StatusWarn {
+	if quiet.Status != gen.GetAppStatusOutputStatusWarn {
 		t.Fatalf("a window without telemetry is %s, want warn", quiet.Status)
 	}
 }
@@ -353,7 +353,7 @@ func TestAnalyzeDBBottlenecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.SampleCount != 4 || len(out.Operations) != 1 || out.Operations[0].Operation != "UPDATE accounts SET balance = balance - ? WHERE id = ?" ||
+	if out.SampleCount != 4 || len(out.Operations) != 1 || out.Operations[0].Operation != nil || *out.Operations[0].Statement != "UPDATE accounts SET balance = balance - ? WHERE id = ?" ||
 		out.Operations[0].ShareOfTotal != 1 || out.Operations[0].ErrorCount != 1 || *out.Page.Total != 1 {
 		t.Fatalf("db %+v", out)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -77,6 +78,9 @@ func (f *Flows) source() (telemetry.Source, error) {
 
 // telemetryErr maps the port's errors to tool errors; anything else stays a Go error (internal).
 func telemetryErr(err error) error {
+	if e, ok := unknownNameErr(err); ok {
+		return e
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -162,4 +166,22 @@ func (f *Flows) setPaging(ctx context.Context, field, count, tool string, in any
 	callctx.SetPaging(ctx, &shape.Paging{Field: field, Count: count, Remint: func(returned int) (string, error) {
 		return f.Cursors.Encode(tool, in, snap.ID, offset+returned)
 	}})
+}
+
+// unlessEqual returns a pointer to s, or nil when s is empty or repeats other: an answer never
+// carries the same value twice under two names (a trace id that is the run id).
+func unlessEqual(s, other string) *string {
+	if s == other {
+		return nil
+	}
+	return optStr(s)
+}
+
+// unlessSame returns ids, or nil when they are the same list as other (the trace ids of runs
+// whose run id is their trace id).
+func unlessSame(ids, other []string) []string {
+	if slices.Equal(ids, other) {
+		return nil
+	}
+	return ids
 }

@@ -203,7 +203,7 @@ func TestErrorsAreSplitBetweenProtocolAndTool(t *testing.T) {
 	})
 	t.Run("an answer that breaks its own schema is a protocol error", func(t *testing.T) {
 		flows.getRun = func() (gen.GetRunOutput, error) {
-			return gen.GetRunOutput{ID: "x", TraceID: "t", Summary: "s", OmittedSpans: -1}, nil
+			return gen.GetRunOutput{ID: "x", TraceID: new(string), Summary: "s", OmittedSpans: -1}, nil
 		}
 		_, err := h.CallTool(ctx, mcp.CallRequest{Name: gen.ToolGetRun, Arguments: json.RawMessage(`{"id":"abc"}`)})
 		var me *mcp.Error

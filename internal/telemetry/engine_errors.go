@@ -144,6 +144,9 @@ func (e *Engine) traceRoots(ctx context.Context, traces []string, asOf int64) (m
 // Errors implements Source: the window's error occurrences grouped by origin service, run
 // domain and message fingerprint, most recent group first.
 func (e *Engine) Errors(ctx context.Context, q ErrorsQuery) (ErrorReport, error) {
+	if err := checkDomain(q.Domain, e.conv.DomainNames()); err != nil {
+		return ErrorReport{}, err
+	}
 	if c, ok := capability[ErrorAggregator](e, q.Invocation); ok {
 		rep, handled, err := c.AggregateOccurrences(ctx, q, e.conv)
 		if err != nil || handled {

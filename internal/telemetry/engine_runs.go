@@ -45,6 +45,9 @@ func SortRuns(runs []RunSummary) {
 // status before paging. A service filter that finds no run says where the runs holding the
 // service's spans entered (docs/semantics.md R12).
 func (e *Engine) Runs(ctx context.Context, q RunsQuery) (RunPage, error) {
+	if err := checkDomain(q.Domain, e.conv.DomainNames()); err != nil {
+		return RunPage{}, err
+	}
 	q = q.withDefaults()
 	p, err := e.runs(ctx, q)
 	if err != nil || q.Service == "" || p.Total > 0 {

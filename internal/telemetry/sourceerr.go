@@ -1,6 +1,10 @@
 package telemetry
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
 
 // ErrRefused: the source answered but refused the request (a credential missing or wrong). It
 // is not ErrUnreachable: the tools answer it as an error with the fix, never as a quiet
@@ -22,3 +26,25 @@ func (e *SourceError) Unwrap() error { return e.Kind }
 
 // Fix returns the hint, so the doctor shows it as the check's fix.
 func (e *SourceError) Fix() string { return e.Hint }
+
+// UnknownNameError is a filter that names something the conventions do not define, such as a
+// domain: the query could only answer nothing, so it is refused with the names that exist.
+type UnknownNameError struct {
+	// Arg is the argument's name (domain); Name what it asked for.
+	Arg, Name string
+	// Known are the names that exist, in configuration order.
+	Known []string
+}
+
+func (e *UnknownNameError) Error() string {
+	return fmt.Sprintf("no %s is named %q", e.Arg, e.Name)
+}
+
+// checkDomain returns an *UnknownNameError when domain is set and not one of the
+// conventions' domains (docs/semantics.md R6).
+func checkDomain(domain string, names []string) error {
+	if domain == "" || slices.Contains(names, domain) {
+		return nil
+	}
+	return &UnknownNameError{Arg: "domain", Name: domain, Known: names}
+}
