@@ -267,6 +267,12 @@ type ConfigReceiver struct {
 	// telemetry through DNS rebinding.
 	AllowedHosts []string `json:"allowedHosts,omitzero"`
 
+	// Whether runlens serve runs the receivers as one detached runlens collect per
+	// store, shared by every session and kept running between them (default true); it
+	// exits after a day with no telemetry and no session. false hosts them in the
+	// session, as long as it is open. RUNLENS_RECEIVER_DETACHED overrides it.
+	Detached *bool `json:"detached,omitzero"`
+
 	// Whether runlens serve hosts the receivers when their ports are free (default
 	// true); false turns off both, unless grpcAddress names an address.
 	// RUNLENS_RECEIVER=off or --receiver off disables them likewise.

@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:d49c1d3c2913d09802ab67e4b4d2751728c7d0af2ac2ec1aa536ca9178f30ea4"
+const SchemaDigest = "sha256:51512fa08e783edd93672f23efee8857b3a2987fa70f423fdeb3684566af5476"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

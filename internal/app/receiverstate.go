@@ -178,6 +178,9 @@ func (a *App) checkHolder(ctx context.Context, p *receiverProtocol) ReceiverStat
 	case id.Store == a.ownStoreID(ctx):
 		s.State = ReceiverShared
 		s.Note = "Another runlens process receives on " + addr + " into this project's store."
+		if p, ok := a.RunningReceiver(); ok && p.Detached {
+			s.Note = "This project's detached receiver (runlens collect, pid " + strconv.Itoa(p.PID) + ") receives on " + addr + " into its store, between sessions too; `runlens status` shows it."
+		}
 		s.MetricPointsDropped = id.MetricPointsDropped
 	default:
 		s.State = ReceiverForeign

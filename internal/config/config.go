@@ -80,6 +80,9 @@ type Receiver struct {
 	GRPCEnabled bool
 	// AllowedHosts are the host names accepted in Host and Origin besides the loopback ones.
 	AllowedHosts []string
+	// Detached is true when runlens serve runs the receivers as a detached runlens collect
+	// shared by every session of the store, rather than in the session itself.
+	Detached bool
 }
 
 // Store configures the embedded SQLite store.

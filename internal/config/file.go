@@ -19,7 +19,7 @@ var (
 	appliedKeys = []string{
 		"/telemetry/source", "/telemetry/apiKeyEnv", "/telemetry/passwordEnv", "/telemetry/tokenEnv", "/telemetry/stackSnippetDeny",
 		"/telemetry/clickhouse/tracesTable", "/telemetry/clickhouse/logsTable",
-		"/receiver/address", "/receiver/grpcAddress", "/receiver/enabled", "/receiver/allowedHosts",
+		"/receiver/address", "/receiver/grpcAddress", "/receiver/enabled", "/receiver/allowedHosts", "/receiver/detached",
 		"/store/path", "/store/retention", "/store/maxBytes",
 		"/docs/root", "/docs/exclude",
 		"/commands/catalog/*/path", "/commands/catalog/*/argv", "/commands/catalog/*/description",
@@ -93,6 +93,7 @@ func applyFile(cfg *Config, f *gen.Config, origin string) (set chosen, errs Erro
 		if r.AllowedHosts != nil {
 			cfg.Receiver.AllowedHosts = r.AllowedHosts
 		}
+		setBool(&cfg.Receiver.Detached, r.Detached)
 	}
 	if s := f.Store; s != nil {
 		if s.Path != nil {

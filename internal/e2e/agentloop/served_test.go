@@ -81,8 +81,9 @@ func serve(t *testing.T, root string) *served {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	// The gRPC receiver's default port would be contended by every test serving at once.
-	cmd.Env = append(cmd.Env, "RUNLENS_RECEIVER_GRPC=off")
+	// The gRPC receiver's default port would be contended by every test serving at once; the
+	// session hosts the receiver itself, so no detached one outlives the test.
+	cmd.Env = append(cmd.Env, "RUNLENS_RECEIVER_GRPC=off", "RUNLENS_RECEIVER_DETACHED=false")
 	client := sdk.NewClient(&sdk.Implementation{Name: "runlens-agentloop", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
 	if err != nil {
