@@ -256,8 +256,9 @@ const (
 type ConfigReceiver struct {
 	// host:port to listen on (default 127.0.0.1:4318). Keep it on loopback unless
 	// other machines must send telemetry. Give each project on a machine its own
-	// port, or one project's app sends into another's store (runlens init proposes a
-	// free one). Overridden by RUNLENS_RECEIVER and --receiver.
+	// port, or one project's app sends into another's store (runlens init writes free
+	// ones, outside the ephemeral port range). Overridden by RUNLENS_RECEIVER and
+	// --receiver.
 	Address *string `json:"address,omitzero"`
 
 	// Host names the receiver accepts in the Host and Origin headers besides the

@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:51512fa08e783edd93672f23efee8857b3a2987fa70f423fdeb3684566af5476"
+const SchemaDigest = "sha256:68c944d669b30bcd099121d06a8e09890b3b385d9c1b11b9c3f4f2545a51f777"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

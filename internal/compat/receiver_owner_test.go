@@ -84,7 +84,7 @@ func TestTwoProjectsOnOnePortAreToldApart(t *testing.T) {
 	}
 
 	p = run(t, runOpts{dir: projB}, bin, "init", "--project-root", projB, "--host", "claude")
-	proposal := regexp.MustCompile(`"receiver": \{"address": "(127\.0\.0\.1:\d+)"\}`).FindSubmatch(p.stdout)
+	proposal := regexp.MustCompile(`"receiver": \{"address": "(127\.0\.0\.1:\d+)"`).FindSubmatch(p.stdout)
 	if p.exitCode != 0 || proposal == nil || string(proposal[1]) == addr {
 		t.Fatalf("runlens init in project B: exit %d, want a proposed address other than %s:\n%s%s", p.exitCode, addr, p.stdout, p.stderr)
 	}
