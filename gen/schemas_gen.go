@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:68c944d669b30bcd099121d06a8e09890b3b385d9c1b11b9c3f4f2545a51f777"
+const SchemaDigest = "sha256:adda13fa56bfcefe1a094d428f955388ed04a629f077fe4458a841c6dad2687e"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

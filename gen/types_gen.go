@@ -42,7 +42,7 @@ type AnalyzeDBBottlenecksOutput struct {
 	// Operations paging.
 	Page Page `json:"page"`
 
-	// Its percentiles' error bound; 0: exact.
+	// Percentile error bound; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
 	// Query spans.
@@ -164,10 +164,10 @@ type AnalyzeServicePerformanceOutput struct {
 	// p99, ms.
 	P99DurationMs float64 `json:"p99DurationMs"`
 
-	// Its percentiles' error bound; 0: exact.
+	// Percentile error bound; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
-	// Entry spans (or the operation's spans).
+	// Entry spans, or the operation's.
 	SampleCount int64 `json:"sampleCount"`
 
 	// Coverage.
@@ -419,10 +419,10 @@ type ExecuteCommandOutput struct {
 	// pass: exit 0.
 	Status ExecuteCommandOutputStatus `json:"status"`
 
-	// What the run's processes sent to runlens, when it pointed them at its receiver.
+	// What the run's processes sent to runlens.
 	Telemetry *ExecuteCommandOutputTelemetry `json:"telemetry,omitzero"`
 
-	// Why telemetry is not reported, or what to know about what it counts.
+	// Why telemetry is missing, or what it counts.
 	TelemetryNote *string `json:"telemetryNote,omitzero"`
 
 	// Timed out.
@@ -443,8 +443,7 @@ const (
 	ExecuteCommandOutputStatusFail ExecuteCommandOutputStatus = "fail"
 )
 
-// ExecuteCommandOutputTelemetry: what the run's processes sent to runlens, when it
-// pointed them at its receiver.
+// ExecuteCommandOutputTelemetry: what the run's processes sent to runlens.
 //
 // Ref: schemas/tools/execute_command.output.json#/properties/telemetry
 type ExecuteCommandOutputTelemetry struct {
@@ -630,13 +629,13 @@ type GetAppStatusOutputSource struct {
 	// It answered.
 	Reachable bool `json:"reachable"`
 
-	// Who receives OTLP.
-	Receiver *GetAppStatusOutputSourceReceiver `json:"receiver,omitzero"`
+	// Who receives OTLP; absent when off.
+	Receivers []GetAppStatusOutputSourceReceiver `json:"receivers,omitzero"`
 }
 
-// GetAppStatusOutputSourceReceiver: who receives OTLP.
+// GetAppStatusOutputSourceReceiver.
 //
-// Ref: schemas/tools/get_app_status.output.json#/properties/source/properties/receiver
+// Ref: schemas/tools/get_app_status.output.json#/properties/source/properties/receivers/items
 type GetAppStatusOutputSourceReceiver struct {
 	// host:port.
 	Address string `json:"address"`
@@ -644,16 +643,31 @@ type GetAppStatusOutputSourceReceiver struct {
 	// What it means and the fix.
 	Note *string `json:"note,omitzero"`
 
+	// OTLP/HTTP or OTLP/gRPC.
+	Protocol GetAppStatusOutputSourceReceiverProtocol `json:"protocol"`
+
 	// hosted: here; shared: another runlens, this store; foreign: another store or
 	// not runlens; off: none.
 	State GetAppStatusOutputSourceReceiverState `json:"state"`
 }
 
+// GetAppStatusOutputSourceReceiverProtocol: OTLP/HTTP or OTLP/gRPC.
+//
+// Ref:
+// schemas/tools/get_app_status.output.json#/properties/source/properties/receivers/items/properties/protocol
+type GetAppStatusOutputSourceReceiverProtocol string
+
+// The values of GetAppStatusOutputSourceReceiverProtocol.
+const (
+	GetAppStatusOutputSourceReceiverProtocolHTTP GetAppStatusOutputSourceReceiverProtocol = "http"
+	GetAppStatusOutputSourceReceiverProtocolGrpc GetAppStatusOutputSourceReceiverProtocol = "grpc"
+)
+
 // GetAppStatusOutputSourceReceiverState: hosted: here; shared: another runlens, this store;
 // foreign: another store or not runlens; off: none.
 //
 // Ref:
-// schemas/tools/get_app_status.output.json#/properties/source/properties/receiver/properties/state
+// schemas/tools/get_app_status.output.json#/properties/source/properties/receivers/items/properties/state
 type GetAppStatusOutputSourceReceiverState string
 
 // The values of GetAppStatusOutputSourceReceiverState.
@@ -770,7 +784,7 @@ type GetLastJobResultOutput struct {
 	// Jobs seen, when none matched.
 	KnownJobs []string `json:"knownJobs,omitzero"`
 
-	// The app's own word, e.g. failed.
+	// The app's word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Run before.
@@ -929,7 +943,7 @@ type GetRunOutput struct {
 	// Omitted spans.
 	OmittedSpans int64 `json:"omittedSpans"`
 
-	// The app's own word, e.g. failed.
+	// The app's word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Spans paging.
@@ -1250,7 +1264,7 @@ type ListRunsOutputRun struct {
 	// Name.
 	Name string `json:"name"`
 
-	// The app's own word, e.g. failed.
+	// The app's word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Service.

@@ -58,6 +58,10 @@ func TestTelemetrySentBetweenSessionsIsReceived(t *testing.T) {
 	if err := json.Unmarshal(answers[2], &status); err != nil {
 		t.Fatal(err)
 	}
+	if r := status.Source.Receivers; len(r) != 2 || r[0].Protocol != "http" || r[0].Address != p.http || r[1].Protocol != "grpc" || r[1].Address != p.grpc ||
+		r[0].State != "shared" || r[1].State != "shared" || !strings.Contains(r[0].Note, "detached receiver") {
+		t.Errorf("get_app_status source.receivers = %+v; want both receivers, shared with the detached one", r)
+	}
 	if p.pid() != pid {
 		t.Errorf("the second session replaced the receiver: pid %d, was %d", p.pid(), pid)
 	}

@@ -110,7 +110,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 		TelemetryGrace: cfg.Commands.TelemetryGrace,
 	})
 	a.Flows.Deps.Doctor = newDoctor(a)
-	a.Flows.Deps.Receiver = a.receiverAnswer
+	a.Flows.Deps.Receivers = a.receiversAnswer
 	return a, nil
 }
 

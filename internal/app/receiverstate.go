@@ -290,11 +290,27 @@ func lowerFirst(s string) string {
 // maxNote is the schema's bound on get_app_status.source.receiver.note.
 const maxNote = 512
 
-// receiverAnswer is ReceiverStatus in the contract's shape: the note carries the fix too,
-// since the agent reading it is the one who can apply it.
-func (a *App) receiverAnswer(ctx context.Context) *gen.GetAppStatusOutputSourceReceiver {
-	s := a.ReceiverStatus(ctx)
-	out := &gen.GetAppStatusOutputSourceReceiver{Address: s.Address, State: gen.GetAppStatusOutputSourceReceiverState(s.State)}
+// receiversAnswer is ReceiverStatus of each receiver in the contract's shape: the note carries
+// the fix too, since the agent reading it is the one who can apply it. A receiver turned off is
+// left out, and so are both when the tools read another source (Jaeger, ClickHouse, Aspire):
+// whoever holds the default ports then is none of runlens's business, and advice to move the
+// app's exporter would be wrong.
+func (a *App) receiversAnswer(ctx context.Context) []gen.GetAppStatusOutputSourceReceiver {
+	if k := a.Config.Telemetry.Source.Kind; k != config.SourceSQLite && k != "" {
+		return nil
+	}
+	var out []gen.GetAppStatusOutputSourceReceiver
+	if a.Config.Receiver.Enabled {
+		out = append(out, receiverAnswer(gen.GetAppStatusOutputSourceReceiverProtocolHTTP, a.ReceiverStatus(ctx)))
+	}
+	if a.Config.Receiver.GRPCEnabled {
+		out = append(out, receiverAnswer(gen.GetAppStatusOutputSourceReceiverProtocolGrpc, a.GRPCReceiverStatus(ctx)))
+	}
+	return out
+}
+
+func receiverAnswer(p gen.GetAppStatusOutputSourceReceiverProtocol, s ReceiverStatus) gen.GetAppStatusOutputSourceReceiver {
+	out := gen.GetAppStatusOutputSourceReceiver{Protocol: p, Address: s.Address, State: gen.GetAppStatusOutputSourceReceiverState(s.State)}
 	note := s.Note
 	if s.Fix != "" {
 		note += " " + s.Fix

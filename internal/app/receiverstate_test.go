@@ -162,3 +162,48 @@ func port(t *testing.T, addr string) int {
 	n, _ := strconv.Atoi(p)
 	return n
 }
+
+func TestAppStatusListsTheReceiversThatAreOn(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0") // a program that is not runlens, on the address
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	go func() { // it hangs up on everyone
+		for {
+			c, err := busy.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	tests := []struct {
+		name      string
+		overrides config.Overrides
+		want      []string // protocol:state
+	}{
+		{"both receivers are listed, HTTP first", config.Overrides{Receiver: busy.Addr().String(), ReceiverGRPC: busy.Addr().String()}, []string{"http:foreign", "grpc:foreign"}},
+		{"a receiver turned off is left out, with its advice", config.Overrides{Receiver: busy.Addr().String(), ReceiverGRPC: "off"}, []string{"http:foreign"}},
+		{"with both off there is nothing to say", config.Overrides{Receiver: "off"}, nil},
+		{"another source takes no advice about the embedded receivers", config.Overrides{Receiver: busy.Addr().String(), ReceiverGRPC: "off", Telemetry: "jaeger+http://127.0.0.1:1"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			tt.overrides.ProjectRoot = root
+			a, err := Open(root, func(string) string { return "" }, tt.overrides, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			var got []string
+			for _, r := range a.receiversAnswer(context.Background()) {
+				got = append(got, string(r.Protocol)+":"+string(r.State))
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("receivers = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -95,15 +95,15 @@ func serve(t *testing.T, root string) *served {
 	for {
 		var st struct {
 			Source struct {
-				Receiver *struct{ State string } `json:"receiver"`
+				Receivers []struct{ Protocol, State string } `json:"receivers"`
 			} `json:"source"`
 		}
 		s.call("get_app_status", map[string]any{}, &st)
-		if st.Source.Receiver != nil && st.Source.Receiver.State == "hosted" {
+		if len(st.Source.Receivers) > 0 && st.Source.Receivers[0].State == "hosted" {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("runlens serve did not host the receiver: %+v", st.Source.Receiver)
+			t.Fatalf("runlens serve did not host the receiver: %+v", st.Source.Receivers)
 		}
 		time.Sleep(50 * time.Millisecond) // polling a condition with a deadline
 	}
