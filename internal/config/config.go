@@ -106,6 +106,9 @@ type Docs struct {
 	Root string
 	// Exclude holds glob patterns relative to Root.
 	Exclude []string
+	// Configured is true when runlens.json names the docs root: a project that did not is
+	// not expected to have docs.
+	Configured bool
 }
 
 // Commands configures the command catalog, its policy and the executor.

@@ -118,6 +118,7 @@ func applyFile(cfg *Config, f *gen.Config, origin string) (set chosen, errs Erro
 	if d := f.Docs; d != nil {
 		if d.Root != nil {
 			cfg.Docs.Root = resolve(root, *d.Root)
+			cfg.Docs.Configured = true
 		}
 		if d.Exclude != nil {
 			cfg.Docs.Exclude = d.Exclude

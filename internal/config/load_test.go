@@ -159,7 +159,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 		},
 		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false, GRPCAddress: DefaultGRPCAddress, GRPCEnabled: false, AllowedHosts: []string{"otel.internal"}},
 		Store:    Store{Path: filepath.Join(root, "var", "store.db"), Retention: 48 * time.Hour, MaxBytes: 2097152},
-		Docs:     Docs{Root: filepath.Join(root, "site"), Exclude: []string{"drafts/**"}},
+		Docs:     Docs{Root: filepath.Join(root, "site"), Exclude: []string{"drafts/**"}, Configured: true},
 		Commands: Commands{
 			Catalog: []CatalogEntry{{Path: "db migrate", Argv: []string{"./bin/migrate", "up"},
 				Description: "Migrate.", Usage: "db migrate", Timeout: 5 * time.Second}},
