@@ -165,3 +165,28 @@ func TestADeletedStoreIsRecreatedNotWrittenBlind(t *testing.T) {
 		t.Errorf("runlens status does not tell the store was deleted: exit %d:\n%s", code, out)
 	}
 }
+
+func TestTheDetachedReceiverExitsWhenItsProjectGoes(t *testing.T) {
+	p := newDetachedProject(t)
+	p.session()
+	if p.pid() == 0 {
+		t.Fatal("the session started no receiver")
+	}
+	if err := os.Remove(filepath.Join(p.root, "runlens.json")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the receiver exits once runlens.json is deleted", func() bool { return len(p.receivers()) == 0 })
+}
+
+func TestASecondCollectOfTheStoreSaysOneRuns(t *testing.T) {
+	p := newDetachedProject(t)
+	p.session()
+	pid := p.pid()
+	code, out := p.run("collect", "--listen", freeAddr(t), "--listen-grpc", "off")
+	if code != 1 || !strings.Contains(out, "already running (pid "+strconv.Itoa(pid)+")") || !strings.Contains(out, "runlens stop") {
+		t.Errorf("a second collect: exit %d, want 1 naming the running receiver %d:\n%s", code, pid, out)
+	}
+	if p.pid() != pid || len(p.receivers()) != 1 {
+		t.Errorf("the second collect disturbed the receiver: pid file %d, receivers %v", p.pid(), p.receivers())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,16 +63,18 @@ func isCollectOf(pid int, store string) bool {
 		return true
 	}
 	args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-	collect, named := false, false
+	collect, other := false, false
 	for i, a := range args {
 		if a == "collect" {
 			collect = true
 		}
-		if (a == "--store" || a == "-store") && i+1 < len(args) && args[i+1] == store {
-			named = true
+		// An absolute --store names its store for sure (serve passes one); a relative one, or
+		// none, is the configured store of a collect run by hand, which its pid lock vouches for.
+		if (a == "--store" || a == "-store") && i+1 < len(args) && filepath.IsAbs(args[i+1]) && args[i+1] != store {
+			other = true
 		}
 	}
-	return collect && named
+	return collect && !other
 }
 
 // terminate asks pid to stop.
