@@ -258,8 +258,9 @@ const (
 type ConfigReceiver struct {
 	// host:port to listen on (default 127.0.0.1:4318). Keep it on loopback unless
 	// other machines must send telemetry. Give each project on a machine its own
-	// port, or one project's app sends into another's store (runlens init proposes a
-	// free one). Overridden by RUNLENS_RECEIVER and --receiver.
+	// port, or one project's app sends into another's store (runlens init writes free
+	// ones, outside the ephemeral port range). Overridden by RUNLENS_RECEIVER and
+	// --receiver.
 	Address *string `json:"address,omitzero"`
 
 	// Host names the receiver accepts in the Host and Origin headers besides the
@@ -268,6 +269,12 @@ type ConfigReceiver struct {
 	// web page of another origin, are refused with 403, so a page cannot inject
 	// telemetry through DNS rebinding.
 	AllowedHosts []string `json:"allowedHosts,omitzero"`
+
+	// Whether runlens serve runs the receivers as one detached runlens collect per
+	// store, shared by every session and kept running between them (default true); it
+	// exits after a day with no telemetry and no session. false hosts them in the
+	// session, as long as it is open. RUNLENS_RECEIVER_DETACHED overrides it.
+	Detached *bool `json:"detached,omitzero"`
 
 	// Whether runlens serve hosts the receivers when their ports are free (default
 	// true); false turns off both, unless grpcAddress names an address.

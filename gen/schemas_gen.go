@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:e1f5a6c58388c590486a960fe41162f09ccf1b2959ef8648e00b525121c50e7c"
+const SchemaDigest = "sha256:91a690c16f0b4fe15b137940e0b9f1a5832756ac66c625675dbb04a1c1337398"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

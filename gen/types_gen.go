@@ -45,7 +45,7 @@ type AnalyzeDBBottlenecksOutput struct {
 	// Operations paging.
 	Page Page `json:"page"`
 
-	// Percentile error bound; 0: exact.
+	// Percentile error; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
 	// Query spans.
@@ -137,7 +137,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// Mean, ms.
 	AverageDurationMs float64 `json:"averageDurationMs"`
 
-	// Metrics only when both windows have samples.
+	// Only when both windows have samples.
 	Comparison *AnalyzeServicePerformanceOutputComparison `json:"comparison,omitzero"`
 
 	// Failed ones.
@@ -167,7 +167,7 @@ type AnalyzeServicePerformanceOutput struct {
 	// p99, ms.
 	P99DurationMs float64 `json:"p99DurationMs"`
 
-	// Percentile error bound; 0: exact.
+	// Percentile error; 0: exact.
 	PercentileRelativeError float64 `json:"percentileRelativeError"`
 
 	// Entry spans, or the operation's.
@@ -189,8 +189,7 @@ type AnalyzeServicePerformanceOutput struct {
 	TopOperations []AnalyzeServicePerformanceOutputTopOperation `json:"topOperations,omitzero"`
 }
 
-// AnalyzeServicePerformanceOutputComparison: metrics only when both windows have
-// samples.
+// AnalyzeServicePerformanceOutputComparison: only when both windows have samples.
 //
 // Ref: schemas/tools/analyze_service_performance.output.json#/properties/comparison
 type AnalyzeServicePerformanceOutputComparison struct {
@@ -422,7 +421,7 @@ type ExecuteCommandOutput struct {
 	// pass: exit 0.
 	Status ExecuteCommandOutputStatus `json:"status"`
 
-	// What its processes sent to the receiver.
+	// What its processes sent.
 	Telemetry *ExecuteCommandOutputTelemetry `json:"telemetry,omitzero"`
 
 	// Why telemetry is missing, or what it counts.
@@ -446,7 +445,7 @@ const (
 	ExecuteCommandOutputStatusFail ExecuteCommandOutputStatus = "fail"
 )
 
-// ExecuteCommandOutputTelemetry: what its processes sent to the receiver.
+// ExecuteCommandOutputTelemetry: what its processes sent.
 //
 // Ref: schemas/tools/execute_command.output.json#/properties/telemetry
 type ExecuteCommandOutputTelemetry struct {
@@ -639,13 +638,13 @@ type GetAppStatusOutputSource struct {
 	// It answered.
 	Reachable bool `json:"reachable"`
 
-	// Who receives OTLP.
-	Receiver *GetAppStatusOutputSourceReceiver `json:"receiver,omitzero"`
+	// Who receives OTLP; absent when off.
+	Receivers []GetAppStatusOutputSourceReceiver `json:"receivers,omitzero"`
 }
 
-// GetAppStatusOutputSourceReceiver: who receives OTLP.
+// GetAppStatusOutputSourceReceiver.
 //
-// Ref: schemas/tools/get_app_status.output.json#/properties/source/properties/receiver
+// Ref: schemas/tools/get_app_status.output.json#/properties/source/properties/receivers/items
 type GetAppStatusOutputSourceReceiver struct {
 	// host:port.
 	Address string `json:"address"`
@@ -653,16 +652,31 @@ type GetAppStatusOutputSourceReceiver struct {
 	// What it means and the fix.
 	Note *string `json:"note,omitzero"`
 
+	// OTLP/HTTP or OTLP/gRPC.
+	Protocol GetAppStatusOutputSourceReceiverProtocol `json:"protocol"`
+
 	// hosted: here; shared: another runlens, this store; foreign: another store or
 	// not runlens; off: none.
 	State GetAppStatusOutputSourceReceiverState `json:"state"`
 }
 
+// GetAppStatusOutputSourceReceiverProtocol: OTLP/HTTP or OTLP/gRPC.
+//
+// Ref:
+// schemas/tools/get_app_status.output.json#/properties/source/properties/receivers/items/properties/protocol
+type GetAppStatusOutputSourceReceiverProtocol string
+
+// The values of GetAppStatusOutputSourceReceiverProtocol.
+const (
+	GetAppStatusOutputSourceReceiverProtocolHTTP GetAppStatusOutputSourceReceiverProtocol = "http"
+	GetAppStatusOutputSourceReceiverProtocolGrpc GetAppStatusOutputSourceReceiverProtocol = "grpc"
+)
+
 // GetAppStatusOutputSourceReceiverState: hosted: here; shared: another runlens, this store;
 // foreign: another store or not runlens; off: none.
 //
 // Ref:
-// schemas/tools/get_app_status.output.json#/properties/source/properties/receiver/properties/state
+// schemas/tools/get_app_status.output.json#/properties/source/properties/receivers/items/properties/state
 type GetAppStatusOutputSourceReceiverState string
 
 // The values of GetAppStatusOutputSourceReceiverState.
@@ -977,10 +991,9 @@ type GetRunOutput struct {
 	TraceID *string `json:"traceId,omitzero"`
 }
 
-// GetRunOutputCriticalPathItem: one span of the critical path (the spans that
-// determined when the run ended: from the root, the last-finishing child before
-// each point), in start order; named, so the path reads whole when maxSpans or
-// maxDepth cut spans.
+// GetRunOutputCriticalPathItem: a critical-path span (what decided when the run
+// ended: from the root, the last-finishing child at each step), in start order;
+// named, so the path reads whole when maxSpans or maxDepth cut spans.
 //
 // Ref: schemas/tools/get_run.output.json#/properties/criticalPath/items
 type GetRunOutputCriticalPathItem struct {
@@ -1276,7 +1289,7 @@ type ListRunsOutputRun struct {
 	// Name.
 	Name string `json:"name"`
 
-	// The app's own word, e.g. failed.
+	// The app's word, e.g. failed.
 	Outcome *string `json:"outcome,omitzero"`
 
 	// Service.

@@ -18,8 +18,10 @@ type subcommand struct {
 
 // subcommands are the commands of runlens, in the order the help lists them.
 var subcommands = []subcommand{
-	{"serve", "[flags]", "Serve the MCP tools over stdio and host the OTLP receivers while their ports are free."},
+	{"serve", "[flags]", "Serve the MCP tools over stdio; start the project's detached OTLP receiver unless it runs."},
 	{"collect", "[flags]", "Receive OTLP (HTTP and gRPC) into the embedded store in the foreground, for several sessions to read."},
+	{"status", "[flags]", "Show the project's receiver process: pid, ports, store, age and what it received."},
+	{"stop", "[flags]", "Stop the project's receiver process (SIGTERM) and wait for it to exit."},
 	{"demo", "[flags]", "Run an instrumented demo app end to end: receiver, store and an MCP session answering from them."},
 	{"doctor", "[flags]", "Check that telemetry, store, workspace, instrumentation and MCP hosts are wired; exit 1 on a failure."},
 	{"init", "[flags]", "Register runlens with the project's MCP hosts (Claude Code, Codex, VS Code, Cursor)."},

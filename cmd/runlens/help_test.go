@@ -15,7 +15,10 @@ func TestEverySubcommandHelpExitsZeroWithItsPurposeAndFlags(t *testing.T) {
 	}{
 		{"serve names its flags and hides the test-only ones", []string{"serve", "--help"},
 			[]string{"--project-root", "--telemetry", "--profile", "--receiver", "--receiver-grpc"}, []string{"--test-fixtures", "--page-size"}},
-		{"collect names its flags", []string{"collect", "--help"}, []string{"--project-root", "--listen", "--listen-grpc", "--store"}, nil},
+		{"collect names its flags and hides the one serve passes", []string{"collect", "--help"},
+			[]string{"--project-root", "--listen", "--listen-grpc", "--store", "--idle-exit"}, []string{"--detached"}},
+		{"status names its flag", []string{"status", "--help"}, []string{"--project-root"}, nil},
+		{"stop names its flag", []string{"stop", "--help"}, []string{"--project-root"}, nil},
 		{"demo names its flag", []string{"demo", "-h"}, []string{"--requests"}, nil},
 		{"doctor names its flags", []string{"doctor", "--help"}, []string{"--project-root", "--telemetry", "--json"}, nil},
 		{"init names its flags", []string{"init", "--help"}, []string{"--host", "--project-root", "--command"}, nil},

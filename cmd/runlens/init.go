@@ -63,32 +63,86 @@ func initCmd(args []string, stdout, stderr io.Writer) int {
 	} else if added {
 		fmt.Fprintln(stdout, "added .runlens/ to .gitignore")
 	}
-	proposePort(*root, stdout)
+	if !claimPorts(*root, stdout, stderr) {
+		failed = true
+	}
 	if failed {
 		return 1
 	}
 	return 0
 }
 
-// proposePort checks the project's receiver address and, when another store's receiver (or a
-// program that is not runlens) holds it, proposes a free port of the project's own: otherwise
-// the app's telemetry would land in the other project's store.
-func proposePort(root string, stdout io.Writer) {
+// claimPorts checks the project's receiver addresses and, when another store's receiver (or
+// a program that is not runlens, or a connection) holds one, writes free ports of the
+// project's own into runlens.json and says where the app should export: otherwise the app's
+// telemetry would land in the other project's store.
+func claimPorts(root string, stdout, stderr io.Writer) bool {
 	cfg, err := app.LoadConfig(root, os.Getenv, config.Overrides{ProjectRoot: root})
 	if err != nil {
-		fmt.Fprintln(stdout, "runlens.json has problems, so the receiver port was not checked; run `runlens doctor`")
-		return
+		fmt.Fprintln(stdout, "runlens.json has problems, so the receiver ports were not checked; run `runlens doctor`")
+		return true
 	}
 	a, err := app.New(cfg, nil)
 	if err != nil {
-		return
+		return true
 	}
 	defer a.Close()
-	s := a.ReceiverStatus(context.Background())
-	if s.State != app.ReceiverForeign && s.State != app.ReceiverUnknown {
-		return
+	ctx := context.Background()
+	taken := func(s app.ReceiverStatus) bool {
+		return s.State == app.ReceiverForeign || s.State == app.ReceiverUnknown
 	}
-	fmt.Fprintf(stdout, "receiver %s\n  %s\n  %s\n", s.Address, s.Note, s.Fix)
+	var held []app.ReceiverStatus
+	httpStatus := a.ReceiverStatus(ctx)
+	httpTaken := cfg.Receiver.Enabled && taken(httpStatus)
+	if httpTaken {
+		held = append(held, httpStatus)
+	}
+	var grpcTaken bool
+	if cfg.Receiver.GRPCEnabled {
+		g := a.GRPCReceiverStatus(ctx)
+		if grpcTaken = taken(g); grpcTaken {
+			held = append(held, g)
+		}
+	}
+	if len(held) == 0 {
+		return true
+	}
+	for _, s := range held {
+		fmt.Fprintf(stdout, "receiver %s: %s\n", s.Address, s.Note)
+	}
+	httpAddr, grpcAddr := a.ProposePorts()
+	if !httpTaken {
+		httpAddr = cfg.Receiver.Address
+	}
+	if !grpcTaken {
+		grpcAddr = cfg.Receiver.GRPCAddress
+	}
+	var set [][2]string
+	var shown []string
+	if httpTaken {
+		set = append(set, [2]string{"address", httpAddr})
+		shown = append(shown, fmt.Sprintf("%q: %q", "address", httpAddr))
+	}
+	if grpcTaken {
+		set = append(set, [2]string{"grpcAddress", grpcAddr})
+		shown = append(shown, fmt.Sprintf("%q: %q", "grpcAddress", grpcAddr))
+	}
+	file := filepath.Join(root, config.FileName)
+	if err := hostcfg.SetObjectKeys(file, "receiver", set); err != nil {
+		fmt.Fprintf(stderr, "runlens init: write the receiver ports into %s: %v\n", config.FileName, err)
+		return false
+	}
+	fmt.Fprintf(stdout, "wrote \"receiver\": {%s} into %s: this project's own ports\n", strings.Join(shown, ", "), config.FileName)
+	for _, name := range []string{config.EnvReceiver, config.EnvReceiverGRPC} {
+		if os.Getenv(name) != "" {
+			fmt.Fprintf(stdout, "  note: %s is set and overrides runlens.json in this shell\n", name)
+		}
+	}
+	fmt.Fprintf(stdout, "export the app's telemetry there:\n  OTEL_EXPORTER_OTLP_ENDPOINT=http://%s OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf\n", httpAddr)
+	if cfg.Receiver.GRPCEnabled {
+		fmt.Fprintf(stdout, "  or, over gRPC: OTEL_EXPORTER_OTLP_ENDPOINT=http://%s OTEL_EXPORTER_OTLP_PROTOCOL=grpc\n", grpcAddr)
+	}
+	return true
 }
 
 // installHint is how to put runlens where hosts find it.

@@ -28,6 +28,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(rest, stdin, stdout, stderr)
 	case "collect":
 		return collect(rest, stdout, stderr)
+	case "status":
+		return statusCmd(rest, stdout, stderr)
+	case "stop":
+		return stopCmd(rest, stdout, stderr)
 	case "demo":
 		return demoCmd(rest, stdout, stderr)
 	case "doctor":

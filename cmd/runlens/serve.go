@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
@@ -95,7 +96,11 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		PageSize:     *pageSize,
 		Logger:       logger,
 	})
-	if err := srv.Serve(ctx, stdin, stdout); err != nil {
+	err = srv.Serve(ctx, stdin, stdout)
+	// A session that ends while it starts the detached receiver waits for it to listen, so
+	// the app's telemetry is received after the session as it would have been during it.
+	a.AwaitDetached(20 * time.Second)
+	if err != nil {
 		logger.Error("serve", "err", err)
 		return 1
 	}

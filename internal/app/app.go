@@ -56,6 +56,13 @@ type App struct {
 	// otlpStats counts what this process's receivers dropped (metric data points).
 	otlpStats     otlp.Stats
 	retentionOnce sync.Once
+	// ingest counts what the receivers stored; guard watches the store's file under them.
+	ingest        *IngestStats
+	guard         storeGuard
+	storeGoneOnce sync.Once
+	// detaching is closed once serve's check (and start) of the detached receiver is over;
+	// nil when this process does not run one.
+	detaching chan struct{}
 	// conventions loads the telemetry conventions once; only queries of the embedded store
 	// need them.
 	conventions func() (*conventions.Conventions, error)
@@ -66,7 +73,8 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{Config: cfg, Logger: logger}
+	a := &App{Config: cfg, Logger: logger, ingest: &IngestStats{}}
+	a.guard.init()
 	a.recv.proto, a.grpcRecv.proto = httpProtocol, grpcProtocol
 
 	// Validating conventions compiles their schema, a millisecond and a garbage collection at
@@ -102,7 +110,7 @@ func New(cfg *config.Config, logger *slog.Logger) (*App, error) {
 		TelemetryGrace: cfg.Commands.TelemetryGrace,
 	})
 	a.Flows.Deps.Doctor = newDoctor(a)
-	a.Flows.Deps.Receiver = a.receiverAnswer
+	a.Flows.Deps.Receivers = a.receiversAnswer
 	return a, nil
 }
 

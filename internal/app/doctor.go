@@ -38,6 +38,7 @@ func (d appDoctor) deps() doctor.Deps {
 		},
 		MetricPointsDropped:  a.MetricPointsDropped,
 		Docs:                 a.Flows.Docs,
+		DocsConfigured:       cfg.Docs.Configured,
 		Commands:             a.Flows.Commands,
 		AllowRemoteEndpoints: cfg.Doctor.AllowRemoteEndpoints,
 	}

@@ -39,7 +39,10 @@ func (a *App) receiverStore(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store for the receiver: %w", err)
 	}
-	a.retentionOnce.Do(func() { st.StartRetention(ctx, retentionEvery) })
+	a.retentionOnce.Do(func() {
+		st.StartRetention(ctx, retentionEvery)
+		a.guard.watch(st.Path())
+	})
 	return st, nil
 }
 
@@ -67,7 +70,7 @@ func (a *App) ListenReceiver(ctx context.Context, addr string) (*Receiver, error
 		ln.Close()
 		return nil, err
 	}
-	srv := otlp.NewServer(otlp.NewHandler(st, a.receiverOptions(st)))
+	srv := otlp.NewServer(otlp.NewHandler(a.sink(st), a.receiverOptions(st)))
 	r := &Receiver{Addr: ln.Addr().String(), srv: srv, done: make(chan error, 1)}
 	go func() {
 		err := srv.Serve(ln)
@@ -98,7 +101,7 @@ func (a *App) ListenGRPCReceiver(ctx context.Context, addr string) (*GRPCReceive
 		ln.Close()
 		return nil, err
 	}
-	srv := otlp.NewGRPCServer(st, a.receiverOptions(st))
+	srv := otlp.NewGRPCServer(a.sink(st), a.receiverOptions(st))
 	r := &GRPCReceiver{Addr: ln.Addr().String(), srv: srv, done: make(chan error, 1)}
 	go func() { r.done <- srv.Serve(ln) }()
 	return r, nil
@@ -133,7 +136,18 @@ func (a *App) MetricPointsDropped(ctx context.Context) int64 {
 // holds it: this project's (another session, or `runlens collect`: the normal multi-session
 // setup), another store's (the app's telemetry then lands in another project), or a program
 // that is not runlens.
+//
+// With receiver.detached (the default) it does not listen itself: it makes sure the store's
+// detached receiver runs, starting it if need be (see hostDetached).
 func (a *App) HostReceiver(ctx context.Context) {
+	if a.Detachable() {
+		a.detaching = make(chan struct{})
+		go func() {
+			defer close(a.detaching)
+			a.hostDetached(ctx)
+		}()
+		return
+	}
 	cfg := a.Config.Receiver
 	listened := make(chan struct{})
 	if cfg.Enabled {

@@ -164,9 +164,21 @@ func (a *App) checkHolder(ctx context.Context, p *receiverProtocol) ReceiverStat
 	case errors.Is(err, otlp.ErrNoListener) && !p.enabled(a.Config):
 		s.State, s.Note = ReceiverOff, "The "+p.name+" is turned off and nothing else listens on "+addr+"."
 		s.Fix = p.offFix
+	case errors.Is(err, otlp.ErrNoListener) && !bindable(addr):
+		// Nothing listens, yet the port cannot be bound: a connection holds it as its local
+		// end (a client socket of some program, which the kernel hands ports of its
+		// ephemeral range), open or closed and lingering in TIME_WAIT. SO_REUSEADDR lets a
+		// receiver bind over TIME_WAIT only of sockets that set it too (a previous
+		// receiver's), not over a client's.
+		s.State = ReceiverForeign
+		s.Note = addr + " is taken by a connection of another program (open, or closed and lingering in TIME_WAIT for up to a minute), not by a listener: no " + p.name + " can listen there meanwhile."
+		s.Fix = p.fixPort(a)
 	case errors.Is(err, otlp.ErrNoListener):
 		s.State, s.Note = ReceiverOff, "Nothing listens on the "+p.name+" address "+addr+"."
-		s.Fix = "Run `runlens collect`, or keep `runlens serve` running (it hosts the " + p.name + " when the port is free)."
+		s.Fix = "Start a session (`runlens serve` starts the project's detached receiver), or run `runlens collect`."
+		if !a.Config.Receiver.Detached {
+			s.Fix = "Run `runlens collect`, or keep `runlens serve` running (it hosts the " + p.name + " when the port is free)."
+		}
 	case errors.Is(err, otlp.ErrNotRunlens):
 		s.State = ReceiverForeign
 		s.Note = addr + " is held by a program that is not a runlens " + p.name + ": the app's telemetry sent there does not reach this project's store."
@@ -178,6 +190,9 @@ func (a *App) checkHolder(ctx context.Context, p *receiverProtocol) ReceiverStat
 	case id.Store == a.ownStoreID(ctx):
 		s.State = ReceiverShared
 		s.Note = "Another runlens process receives on " + addr + " into this project's store."
+		if p, ok := a.RunningReceiver(); ok && p.Detached {
+			s.Note = "This project's detached receiver (runlens collect, pid " + strconv.Itoa(p.PID) + ") receives on " + addr + " into its store, between sessions too; `runlens status` shows it."
+		}
 		s.MetricPointsDropped = id.MetricPointsDropped
 	default:
 		s.State = ReceiverForeign
@@ -204,49 +219,65 @@ func (a *App) ownStoreID(ctx context.Context) string {
 
 // portFix is the fix for an address held by someone else: a port of the project's own.
 func (a *App) portFix() string {
-	free := a.ProposeAddress()
-	return fmt.Sprintf("Give this project its own port: put \"receiver\": {\"address\": %q} in runlens.json (`runlens init` proposes one) and export to it with OTEL_EXPORTER_OTLP_ENDPOINT=http://%s.", free, free)
+	free, _ := a.ProposePorts()
+	return fmt.Sprintf("Give this project its own port: put \"receiver\": {\"address\": %q} in runlens.json (`runlens init` writes free ones) and export to it with OTEL_EXPORTER_OTLP_ENDPOINT=http://%s.", free, free)
 }
 
 // grpcPortFix is portFix for the gRPC receiver.
 func (a *App) grpcPortFix() string {
-	free := proposeAddress(a.Config.ProjectRoot, a.Config.Receiver.GRPCAddress, 42180)
-	return fmt.Sprintf("Give this project its own gRPC port: put \"receiver\": {\"grpcAddress\": %q} in runlens.json and export to it with OTEL_EXPORTER_OTLP_PROTOCOL=grpc and OTEL_EXPORTER_OTLP_ENDPOINT=http://%s.", free, free)
+	_, free := a.ProposePorts()
+	return fmt.Sprintf("Give this project its own gRPC port: put \"receiver\": {\"grpcAddress\": %q} in runlens.json (`runlens init` writes free ones) and export to it with OTEL_EXPORTER_OTLP_PROTOCOL=grpc and OTEL_EXPORTER_OTLP_ENDPOINT=http://%s.", free, free)
 }
 
-// ProposeAddress proposes a free loopback address for this project's receiver. The candidates
-// come from a hash of the project root, so a project is offered the same port each time while
-// it stays free, and two projects are unlikely to be offered the same one.
-func (a *App) ProposeAddress() string {
-	return proposeAddress(a.Config.ProjectRoot, a.Config.Receiver.Address, 43180)
-}
+// The ports runlens proposes: OTLP/HTTP in [ProposedHTTPBase, +1000), OTLP/gRPC the same
+// offset in the thousand above, so a project's two ports read as a pair (14318 and 15318).
+// Both ranges lie below every common ephemeral range (Linux 32768–60999, macOS and Windows
+// 49152–65535): a port there is never taken at random by a client connection's local end.
+const (
+	ProposedHTTPBase = 14000
+	ProposedGRPCBase = 15000
+	proposedSpan     = 1000
+)
 
-// proposeAddress proposes a free address on the host of current, other than current, from the
-// thousand ports above base.
-func proposeAddress(root, current string, base int) string {
-	host := "127.0.0.1"
-	if h, _, err := net.SplitHostPort(current); err == nil && h != "" {
-		host = h
-	}
+// ProposePorts proposes free loopback addresses for this project's two receivers, other than
+// the configured ones. The candidates come from a hash of the project root, so a project is
+// offered the same ports each time while they stay free, and two projects are unlikely to be
+// offered the same ones.
+func (a *App) ProposePorts() (httpAddr, grpcAddr string) {
+	cfg := a.Config.Receiver
+	host := hostOf(cfg.Address)
+	grpcHost := hostOf(cfg.GRPCAddress)
 	sum := fnv.New32a()
-	sum.Write([]byte(root))
-	const span = 1000
-	start := int(sum.Sum32() % span)
-	for i := range 50 {
-		addr := net.JoinHostPort(host, strconv.Itoa(base+(start+i)%span))
-		if addr == current {
-			continue
-		}
-		if ln, err := net.Listen("tcp", addr); err == nil {
-			ln.Close()
-			return addr
+	sum.Write([]byte(a.Config.ProjectRoot))
+	start := int(sum.Sum32() % proposedSpan)
+	for i := range 100 {
+		off := (start + i) % proposedSpan
+		h := net.JoinHostPort(host, strconv.Itoa(ProposedHTTPBase+off))
+		g := net.JoinHostPort(grpcHost, strconv.Itoa(ProposedGRPCBase+off))
+		if h != cfg.Address && g != cfg.GRPCAddress && bindable(h) && bindable(g) {
+			return h, g
 		}
 	}
-	if ln, err := net.Listen("tcp", net.JoinHostPort(host, "0")); err == nil {
-		defer ln.Close()
-		return ln.Addr().String()
+	return net.JoinHostPort(host, strconv.Itoa(ProposedHTTPBase+start)), net.JoinHostPort(grpcHost, strconv.Itoa(ProposedGRPCBase+start))
+}
+
+func hostOf(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil && h != "" {
+		return h
 	}
-	return net.JoinHostPort(host, strconv.Itoa(base+start))
+	return "127.0.0.1"
+}
+
+// bindable reports whether a receiver could listen on addr now. Like the receivers, it binds
+// with SO_REUSEADDR (Go's default on Unix), so a port whose previous receiver's connections
+// linger in TIME_WAIT counts as free, as it is for them.
+func bindable(addr string) bool {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return false
+	}
+	ln.Close()
+	return true
 }
 
 func lowerFirst(s string) string {
@@ -259,11 +290,27 @@ func lowerFirst(s string) string {
 // maxNote is the schema's bound on get_app_status.source.receiver.note.
 const maxNote = 512
 
-// receiverAnswer is ReceiverStatus in the contract's shape: the note carries the fix too,
-// since the agent reading it is the one who can apply it.
-func (a *App) receiverAnswer(ctx context.Context) *gen.GetAppStatusOutputSourceReceiver {
-	s := a.ReceiverStatus(ctx)
-	out := &gen.GetAppStatusOutputSourceReceiver{Address: s.Address, State: gen.GetAppStatusOutputSourceReceiverState(s.State)}
+// receiversAnswer is ReceiverStatus of each receiver in the contract's shape: the note carries
+// the fix too, since the agent reading it is the one who can apply it. A receiver turned off is
+// left out, and so are both when the tools read another source (Jaeger, ClickHouse, Aspire):
+// whoever holds the default ports then is none of runlens's business, and advice to move the
+// app's exporter would be wrong.
+func (a *App) receiversAnswer(ctx context.Context) []gen.GetAppStatusOutputSourceReceiver {
+	if k := a.Config.Telemetry.Source.Kind; k != config.SourceSQLite && k != "" {
+		return nil
+	}
+	var out []gen.GetAppStatusOutputSourceReceiver
+	if a.Config.Receiver.Enabled {
+		out = append(out, receiverAnswer(gen.GetAppStatusOutputSourceReceiverProtocolHTTP, a.ReceiverStatus(ctx)))
+	}
+	if a.Config.Receiver.GRPCEnabled {
+		out = append(out, receiverAnswer(gen.GetAppStatusOutputSourceReceiverProtocolGrpc, a.GRPCReceiverStatus(ctx)))
+	}
+	return out
+}
+
+func receiverAnswer(p gen.GetAppStatusOutputSourceReceiverProtocol, s ReceiverStatus) gen.GetAppStatusOutputSourceReceiver {
+	out := gen.GetAppStatusOutputSourceReceiver{Protocol: p, Address: s.Address, State: gen.GetAppStatusOutputSourceReceiverState(s.State)}
 	note := s.Note
 	if s.Fix != "" {
 		note += " " + s.Fix

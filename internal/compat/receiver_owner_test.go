@@ -20,15 +20,19 @@ func projectOnPort(t *testing.T, addr string) string {
 	return root
 }
 
-// receiverOf calls get_app_status and returns its source.receiver, failing when it is absent.
+// receiverOf calls get_app_status and returns its OTLP/HTTP entry of source.receivers,
+// failing when it is absent.
 func receiverOf(t *testing.T, s *serveSession) (state, note string) {
 	t.Helper()
 	var st appStatus
 	wantSuccess(t, "get_app_status", s.call(t, "get_app_status", map[string]any{}), &st)
-	if st.Source.Receiver == nil {
-		t.Fatal("get_app_status has no source.receiver")
+	for _, r := range st.Source.Receivers {
+		if r.Protocol == "http" {
+			return r.State, r.Note
+		}
 	}
-	return st.Source.Receiver.State, st.Source.Receiver.Note
+	t.Fatal("get_app_status has no OTLP/HTTP entry in source.receivers")
+	return "", ""
 }
 
 // freeAddr is a loopback address nothing listens on.
@@ -84,7 +88,7 @@ func TestTwoProjectsOnOnePortAreToldApart(t *testing.T) {
 	}
 
 	p = run(t, runOpts{dir: projB}, bin, "init", "--project-root", projB, "--host", "claude")
-	proposal := regexp.MustCompile(`"receiver": \{"address": "(127\.0\.0\.1:\d+)"\}`).FindSubmatch(p.stdout)
+	proposal := regexp.MustCompile(`"receiver": \{"address": "(127\.0\.0\.1:\d+)"`).FindSubmatch(p.stdout)
 	if p.exitCode != 0 || proposal == nil || string(proposal[1]) == addr {
 		t.Fatalf("runlens init in project B: exit %d, want a proposed address other than %s:\n%s%s", p.exitCode, addr, p.stdout, p.stderr)
 	}

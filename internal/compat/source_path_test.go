@@ -15,11 +15,12 @@ type appStatus struct {
 	} `json:"counts"`
 	Source struct {
 		Reachable bool `json:"reachable"`
-		Receiver  *struct {
-			Address string `json:"address"`
-			State   string `json:"state"`
-			Note    string `json:"note"`
-		} `json:"receiver"`
+		Receivers []struct {
+			Protocol string `json:"protocol"`
+			Address  string `json:"address"`
+			State    string `json:"state"`
+			Note     string `json:"note"`
+		} `json:"receivers"`
 	} `json:"source"`
 }
 

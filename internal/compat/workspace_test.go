@@ -97,7 +97,9 @@ func serverEnv() []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "RUNLENS_RECEIVER_GRPC=off")
+	// These sessions host their receivers themselves, as the tests about hosting expect, and
+	// leave no detached receiver behind.
+	return append(env, "RUNLENS_RECEIVER_GRPC=off", "RUNLENS_RECEIVER_DETACHED=false")
 }
 
 // toolCall is one call every client makes, with the answer the fixture workspace leads to.

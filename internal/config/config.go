@@ -80,6 +80,9 @@ type Receiver struct {
 	GRPCEnabled bool
 	// AllowedHosts are the host names accepted in Host and Origin besides the loopback ones.
 	AllowedHosts []string
+	// Detached is true when runlens serve runs the receivers as a detached runlens collect
+	// shared by every session of the store, rather than in the session itself.
+	Detached bool
 }
 
 // Store configures the embedded SQLite store.
@@ -103,6 +106,9 @@ type Docs struct {
 	Root string
 	// Exclude holds glob patterns relative to Root.
 	Exclude []string
+	// Configured is true when runlens.json names the docs root: a project that did not is
+	// not expected to have docs.
+	Configured bool
 }
 
 // Commands configures the command catalog, its policy and the executor.

@@ -54,7 +54,7 @@ func Defaults(root string) *Config {
 			TracesTable: DefaultTracesTable,
 			LogsTable:   DefaultLogsTable,
 		},
-		Receiver: Receiver{Address: DefaultReceiverAddress, Enabled: true, GRPCAddress: DefaultGRPCAddress, GRPCEnabled: true},
+		Receiver: Receiver{Address: DefaultReceiverAddress, Enabled: true, GRPCAddress: DefaultGRPCAddress, GRPCEnabled: true, Detached: true},
 		Store:    Store{Path: store, Retention: DefaultRetention, MaxBytes: DefaultStoreMaxBytes},
 		Docs:     Docs{Root: filepath.Join(root, DefaultDocsRoot)},
 		Commands: Commands{

@@ -22,7 +22,7 @@ var (
 	appliedKeys = []string{
 		"/telemetry/source", "/telemetry/apiKeyEnv", "/telemetry/passwordEnv", "/telemetry/tokenEnv", "/telemetry/stackSnippetDeny",
 		"/telemetry/clickhouse/tracesTable", "/telemetry/clickhouse/logsTable",
-		"/receiver/address", "/receiver/grpcAddress", "/receiver/enabled", "/receiver/allowedHosts",
+		"/receiver/address", "/receiver/grpcAddress", "/receiver/enabled", "/receiver/allowedHosts", "/receiver/detached",
 		"/store/path", "/store/retention", "/store/maxBytes",
 		"/docs/root", "/docs/exclude",
 		"/commands/catalog/*/path", "/commands/catalog/*/argv", "/commands/catalog/*/description",
@@ -95,6 +95,7 @@ func applyFile(cfg *Config, f *gen.Config, origin string) (set chosen, errs Erro
 		if r.AllowedHosts != nil {
 			cfg.Receiver.AllowedHosts = r.AllowedHosts
 		}
+		setBool(&cfg.Receiver.Detached, r.Detached)
 	}
 	if s := f.Store; s != nil {
 		if s.Path != nil {
@@ -124,6 +125,7 @@ func applyFile(cfg *Config, f *gen.Config, origin string) (set chosen, errs Erro
 					"name a folder inside the project, such as docs; a symbolic link on the way must point inside the project too")
 			} else {
 				cfg.Docs.Root = dir
+				cfg.Docs.Configured = true
 			}
 		}
 		if d.Exclude != nil {

@@ -123,7 +123,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
   "$schema": "https://runlens.dev/schemas/config.schema.json",
   "telemetry": {"source": "aspire+http://localhost:18888", "apiKeyEnv": "ASPIRE_KEY", "passwordEnv": "CH_PASSWORD", "stackSnippetDeny": ["internal/secrets/**"],
                 "clickhouse": {"tracesTable": "t", "logsTable": "l"}},
-  "receiver": {"address": "127.0.0.1:4319", "enabled": false, "allowedHosts": ["otel.internal"]},
+  "receiver": {"address": "127.0.0.1:4319", "enabled": false, "allowedHosts": ["otel.internal"], "detached": false},
   "store": {"path": "var/store.db", "retention": "2d", "maxBytes": 2097152},
   "docs": {"root": "site", "exclude": ["drafts/**"]},
   "commands": {
@@ -159,7 +159,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 		},
 		Receiver: Receiver{Address: "127.0.0.1:4319", Enabled: false, GRPCAddress: DefaultGRPCAddress, GRPCEnabled: false, AllowedHosts: []string{"otel.internal"}},
 		Store:    Store{Path: filepath.Join(root, "var", "store.db"), Retention: 48 * time.Hour, MaxBytes: 2097152},
-		Docs:     Docs{Root: filepath.Join(root, "site"), Exclude: []string{"drafts/**"}},
+		Docs:     Docs{Root: filepath.Join(root, "site"), Exclude: []string{"drafts/**"}, Configured: true},
 		Commands: Commands{
 			Catalog: []CatalogEntry{{Path: "db migrate", Argv: []string{"./bin/migrate", "up"},
 				Description: "Migrate.", Usage: "db migrate", Timeout: 5 * time.Second}},
@@ -186,7 +186,7 @@ func TestEveryFileKeyIsApplied(t *testing.T) {
 
 func TestLaterLayersWin(t *testing.T) {
 	file := `{"telemetry": {"source": "sqlite:file.db"}, "mcp": {"profile": "compact"},
-	          "receiver": {"address": "127.0.0.1:1111", "grpcAddress": "127.0.0.1:1112"}}`
+	          "receiver": {"address": "127.0.0.1:1111", "grpcAddress": "127.0.0.1:1112", "detached": false}}`
 	tests := []struct {
 		name         string
 		env          map[string]string
@@ -206,20 +206,20 @@ func TestLaterLayersWin(t *testing.T) {
 		{
 			name: "the environment wins over the file",
 			env: map[string]string{EnvTelemetry: "sqlite:env.db", EnvProfile: "full",
-				EnvReceiver: "off", EnvLogLevel: "debug"},
+				EnvReceiver: "off", EnvLogLevel: "debug", EnvDetached: "true"},
 			wantSource:   "env.db",
 			wantProfile:  "full",
-			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: false, GRPCAddress: "127.0.0.1:1112", GRPCEnabled: false},
+			wantReceiver: Receiver{Address: "127.0.0.1:1111", Enabled: false, GRPCAddress: "127.0.0.1:1112", GRPCEnabled: false, Detached: true},
 			wantLogLevel: "debug",
 		},
 		{
 			name: "flags win over the environment",
 			env: map[string]string{EnvTelemetry: "sqlite:env.db", EnvProfile: "full",
-				EnvReceiver: "off", EnvLogLevel: "debug"},
+				EnvReceiver: "off", EnvLogLevel: "debug", EnvDetached: "0"},
 			flags:        Overrides{Telemetry: "sqlite:flag.db", Profile: "compact", Receiver: "127.0.0.1:2222", LogLevel: "error"},
 			wantSource:   "flag.db",
 			wantProfile:  "compact",
-			wantReceiver: Receiver{Address: "127.0.0.1:2222", Enabled: true, GRPCAddress: "127.0.0.1:1112", GRPCEnabled: false},
+			wantReceiver: Receiver{Address: "127.0.0.1:2222", Enabled: true, GRPCAddress: "127.0.0.1:1112", GRPCEnabled: false, Detached: false},
 			wantLogLevel: "error",
 		},
 		{
@@ -330,7 +330,7 @@ func TestProblemsAreReportedPrecisely(t *testing.T) {
 			name: "an unknown nested key lists the keys allowed there",
 			file: "{\"receiver\": {\n\t\"port\": 4318}}",
 			want: wantError{origin: FileName, pointer: "/receiver/port", line: 2, col: 2,
-				problem: `unknown key "port"`, fix: "address, allowedHosts, enabled"},
+				problem: `unknown key "port"`, fix: "address, allowedHosts, detached, enabled"},
 		},
 		{
 			name: "a wrong type says what was expected and what was found",

@@ -34,6 +34,8 @@ const (
 	EnvReceiver     = "RUNLENS_RECEIVER"
 	EnvReceiverGRPC = "RUNLENS_RECEIVER_GRPC"
 	EnvLogLevel     = "RUNLENS_LOG_LEVEL"
+	// EnvDetached is true or false: whether serve runs the receivers detached (receiver.detached).
+	EnvDetached = "RUNLENS_RECEIVER_DETACHED"
 )
 
 // setting is one override value with where it came from, for error messages.
@@ -43,7 +45,7 @@ type setting struct {
 
 // layer is one set of overrides (the environment or the flags) in a common form.
 type layer struct {
-	telemetry, profile, receiver, receiverGRPC, store, logLevel setting
+	telemetry, profile, receiver, receiverGRPC, store, logLevel, detached setting
 }
 
 // Off is the value that turns a receiver off.
@@ -62,6 +64,7 @@ func envLayer(getenv func(string) string) layer {
 		receiver:     get(EnvReceiver),
 		receiverGRPC: get(EnvReceiverGRPC),
 		logLevel:     get(EnvLogLevel),
+		detached:     get(EnvDetached),
 	}
 }
 
@@ -119,6 +122,16 @@ func applyLayer(cfg *Config, l layer) (set chosen, errs Errors) {
 	}
 	if s := l.store; s.value != "" {
 		cfg.Store.Path, set.store = resolve(cfg.ProjectRoot, s.value), true
+	}
+	if s := l.detached; s.value != "" {
+		switch s.value {
+		case "true", "1":
+			cfg.Receiver.Detached = true
+		case "false", "0":
+			cfg.Receiver.Detached = false
+		default:
+			bad(s, fmt.Sprintf("expected true or false, got %s", quoteValue(s.value)), "use true or false")
+		}
 	}
 	if s := l.logLevel; s.value != "" {
 		switch s.value {

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runlens/runlens/internal/docs"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/store"
 )
@@ -297,5 +298,35 @@ func TestShorten(t *testing.T) {
 		if got := Shorten(tt.in, tt.n); got != tt.want {
 			t.Errorf("Shorten(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
+	}
+}
+
+func TestAMissingDocsFolderWarnsOnlyWhenDocsAreConfigured(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		configured bool
+		want       Status
+	}{
+		{"a project without docs and without a docs setting passes", false, Pass},
+		{"a configured docs folder that is missing warns", true, Warn},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			corpus, err := docs.Open(docs.Options{ProjectRoot: root, Root: filepath.Join(root, "docs")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := Deps{ProjectRoot: root, Docs: corpus, DocsConfigured: tt.configured}
+			rep := Run(context.Background(), Families(d, ""), FamilyWorkspace)
+			for _, c := range rep.Families[0].Checks {
+				if c.Name == "docs_present" {
+					if c.Status != tt.want || (tt.want == Pass) != (c.Fix == "") {
+						t.Errorf("docs_present = %+v, want %s", c, tt.want)
+					}
+					return
+				}
+			}
+			t.Fatalf("no docs_present check: %+v", rep.Families[0].Checks)
+		})
 	}
 }

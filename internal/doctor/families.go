@@ -49,7 +49,10 @@ type Deps struct {
 	// dropped (runlens keeps traces and logs only); nil when unknown.
 	MetricPointsDropped func(ctx context.Context) int64
 	Docs                *docs.Corpus
-	Commands            *commands.Runner
+	// DocsConfigured is true when the configuration names the docs folder; a missing or empty
+	// default folder is then a problem, otherwise only a fact.
+	DocsConfigured bool
+	Commands       *commands.Runner
 	// AllowRemoteEndpoints lets the endpoint probe reach addresses other than loopback.
 	AllowRemoteEndpoints bool
 	Now                  func() time.Time
@@ -310,10 +313,14 @@ func workspaceChecks(ctx context.Context, d Deps) ([]Check, error) {
 		case errors.Is(err, docs.ErrRootOutside):
 			checks = append(checks, Check{Name: "docs_present", Status: Fail, Summary: "The docs folder " + info.Root + " resolves outside the project root, so it is not served.",
 				Fix: "Set docs.root in runlens.json to a folder inside the project; a symbolic link must point inside the project too."})
+		case errors.Is(err, docs.ErrCorpusNotFound) && !d.DocsConfigured:
+			checks = append(checks, Check{Name: "docs_present", Status: Pass, Summary: "The project has no docs folder (" + info.Root + "); the docs tools have nothing to serve. Set docs.root in runlens.json to serve one."})
 		case errors.Is(err, docs.ErrCorpusNotFound):
 			checks = append(checks, Check{Name: "docs_present", Status: Warn, Summary: "The docs folder " + info.Root + " does not exist.", Fix: "Create it, or set docs.root in runlens.json."})
 		case err != nil:
 			return nil, fmt.Errorf("read docs: %w", err)
+		case info.DocumentCount == 0 && !d.DocsConfigured:
+			checks = append(checks, Check{Name: "docs_present", Status: Pass, Summary: "The docs folder " + info.Root + " holds no Markdown documents; the docs tools have nothing to serve."})
 		case info.DocumentCount == 0:
 			checks = append(checks, Check{Name: "docs_present", Status: Warn, Summary: "The docs folder " + info.Root + " holds no Markdown documents.", Fix: "Add .md files, or set docs.root in runlens.json."})
 		default:

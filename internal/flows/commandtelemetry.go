@@ -43,16 +43,21 @@ type commandTel struct {
 }
 
 // commandTelemetry plans the call's telemetry: when a receiver of this project's store is up
-// (hosted by this server or by `runlens collect`), the command's exporters are pointed at it
+// (hosted by this server, the detached receiver, or `runlens collect`), the command's exporters are pointed at it
 // and its processes get a resource attribute naming the invocation — unless the catalog entry
 // opted out, or the environment already points the exporters elsewhere (never overridden).
 func (f *Flows) commandTelemetry(ctx context.Context) *commandTel {
 	t := &commandTel{}
-	if f.Receiver == nil || f.Telemetry == nil {
+	if f.Receivers == nil || f.Telemetry == nil {
 		t.note = "no receiver is configured for this project"
 		return t
 	}
-	rec := f.Receiver(ctx)
+	var rec *gen.GetAppStatusOutputSourceReceiver
+	for _, r := range f.Receivers(ctx) {
+		if r.Protocol == gen.GetAppStatusOutputSourceReceiverProtocolHTTP {
+			rec = &r
+		}
+	}
 	if rec == nil || (rec.State != "hosted" && rec.State != "shared") {
 		t.note = "no receiver of this project's store is listening, so the command's telemetry is not collected"
 		if rec != nil && rec.Note != nil {

@@ -26,9 +26,9 @@ type Deps struct {
 	Commands *commands.Runner
 	// Doctor runs the workspace checks.
 	Doctor Doctor
-	// Receiver says who receives OTLP on the project's receiver address, for
-	// get_app_status.source.receiver; nil leaves it out.
-	Receiver func(ctx context.Context) *gen.GetAppStatusOutputSourceReceiver
+	// Receivers say who receives OTLP on the project's receiver addresses (OTLP/HTTP first),
+	// for get_app_status.source.receivers; nil, or none, leaves it out.
+	Receivers func(ctx context.Context) []gen.GetAppStatusOutputSourceReceiver
 	// Redactor scrubs secrets from text a flow builds itself (command output); the server
 	// redacts every answer again on the way out.
 	Redactor *shape.Redactor

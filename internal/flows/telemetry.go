@@ -33,8 +33,8 @@ func (f *Flows) GetAppStatus(ctx context.Context, in gen.GetAppStatusInput) (gen
 		out.Source.NewestDataUnixMs = ptr(info.NewestDataMs)
 	}
 	out.Source.Note = optStr(info.Note)
-	if f.Receiver != nil {
-		out.Source.Receiver = f.Receiver(ctx)
+	if f.Receivers != nil {
+		out.Source.Receivers = f.Receivers(ctx)
 	}
 	q := telemetry.StatusQuery{Window: w, Service: deref(in.Service)}
 	if in.Detail == gen.DetailFull {

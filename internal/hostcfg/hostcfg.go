@@ -483,3 +483,44 @@ func Resolve(command string) (string, error) {
 	}
 	return path, nil
 }
+
+// SetObjectKeys sets keys of the object under section of the JSON file at path (runlens.json),
+// creating the file, the section or the keys as needed and keeping every other key and the
+// order of keys. values are key and value pairs, in the order new keys are added.
+func SetObjectKeys(path, section string, values [][2]string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	root := &object{}
+	if len(bytes.TrimSpace(old)) > 0 {
+		if err := json.Unmarshal(old, root); err != nil {
+			return fmt.Errorf("%s is not a JSON object: %w", filepath.Base(path), err)
+		}
+	}
+	sec := &object{}
+	if raw, ok := root.get(section); ok {
+		if err := json.Unmarshal(raw, sec); err != nil {
+			return fmt.Errorf("%s in %s is not a JSON object: %w", section, filepath.Base(path), err)
+		}
+	}
+	for _, kv := range values {
+		v, _ := json.Marshal(kv[1])
+		sec.set(kv[0], v)
+	}
+	sraw, err := json.Marshal(sec)
+	if err != nil {
+		return err
+	}
+	root.set(section, sraw)
+	flat, err := json.Marshal(root)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, flat, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	return writeFile(path, out.Bytes())
+}

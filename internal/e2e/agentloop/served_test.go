@@ -81,8 +81,9 @@ func serve(t *testing.T, root string) *served {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	// The gRPC receiver's default port would be contended by every test serving at once.
-	cmd.Env = append(cmd.Env, "RUNLENS_RECEIVER_GRPC=off")
+	// The gRPC receiver's default port would be contended by every test serving at once; the
+	// session hosts the receiver itself, so no detached one outlives the test.
+	cmd.Env = append(cmd.Env, "RUNLENS_RECEIVER_GRPC=off", "RUNLENS_RECEIVER_DETACHED=false")
 	client := sdk.NewClient(&sdk.Implementation{Name: "runlens-agentloop", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
 	if err != nil {
@@ -94,15 +95,15 @@ func serve(t *testing.T, root string) *served {
 	for {
 		var st struct {
 			Source struct {
-				Receiver *struct{ State string } `json:"receiver"`
+				Receivers []struct{ Protocol, State string } `json:"receivers"`
 			} `json:"source"`
 		}
 		s.call("get_app_status", map[string]any{}, &st)
-		if st.Source.Receiver != nil && st.Source.Receiver.State == "hosted" {
+		if len(st.Source.Receivers) > 0 && st.Source.Receivers[0].State == "hosted" {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("runlens serve did not host the receiver: %+v", st.Source.Receiver)
+			t.Fatalf("runlens serve did not host the receiver: %+v", st.Source.Receivers)
 		}
 		time.Sleep(50 * time.Millisecond) // polling a condition with a deadline
 	}
