@@ -142,7 +142,7 @@ type fact struct {
 // seededFacts are what a few answers must say about the seeded workspace's telemetry, so the
 // proof shows every client received real data, not only well-formed empty answers.
 var seededFacts = map[string]fact{
-	"get_run":             {"traceId", seededTraceID},
+	"get_run":             {"errorMessage", "payment declined for order 42"},
 	"list_runs":           {"count", float64(4)},
 	"get_last_job_result": {"found", true},
 }

@@ -37,6 +37,7 @@ var logsOnlyFields = []struct {
 	{"/services/*/lastSeenUnixMs", "a service's newest log record is not seen"},
 	{"/services/*/errors", "a service's log-only failures are not counted"},
 	{"/source/newestDataUnixMs", "a log record newer than every span is not seen"},
+	{"/hint", "an empty answer's hint gives the newest data's age, a log record's included"},
 	{"/scan/scanned", "log records are not examined"},
 	{"/logs", "get_run: no correlated logs"},
 	{"/count", "get_recent_errors: log-only failures are not counted"},
