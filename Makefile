@@ -8,7 +8,8 @@ GO        ?= go
 BIN       ?= bin/runlens
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
-FUZZTIME  ?= 10s
+FUZZTIME  ?= 1m
+FUZZSMOKE ?= 10000x
 # The PostgreSQL server programs for the real-instrumentation end-to-end test: Debian keeps them
 # off PATH in /usr/lib/postgresql/<major>/bin; the newest major wins. Override with
 # RUNLENS_PG_BIN=DIR; .ci/install-deps installs the server when it is missing.
@@ -60,7 +61,13 @@ test: ## Run every test: unit, race, generation drift, fuzz smoke, and real-clie
 	CHDB_LIB_PATH="$$(.ci/install-chdb)" CGO_ENABLED=0 $(GO) test -tags chdb -count=1 -timeout 40m ./internal/telemetry/clickhouse/...
 	@# The real-client suite runs alone: its start-up bound measures Node clients, not a busy machine.
 	RUNLENS_NODE_TOOLS="$$(.ci/install-tools)" $(GO) test -count=1 -timeout 20m ./internal/compat/...
-	$(GO) test -run '^$$' -fuzz '^FuzzServe$$' -fuzztime $(FUZZTIME) ./internal/mcp
+	@# Every fuzzer, briefly: a parser change that a fuzzer's seeds or a few seconds of mutation
+	@# break fails here; `make fuzz` runs them longer.
+	GO=$(GO) .ci/fuzz $(FUZZSMOKE)
+
+.PHONY: fuzz
+fuzz: ## Run every native Go fuzzer for FUZZTIME each (default 1m; e.g. make fuzz FUZZTIME=10m).
+	GO=$(GO) .ci/fuzz $(FUZZTIME)
 
 .PHONY: corpus-capture
 corpus-capture: ## Run the corpus apps and write their telemetry and truth again (internal/e2e/corpus/captured).
