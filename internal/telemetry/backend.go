@@ -162,6 +162,10 @@ type FailingScan struct {
 	Window Window
 	Limit  int
 	Fields Fields
+	// RootAndErrorAttributes says the attributes are asked for only on root spans and spans
+	// of status Error (what the occurrence rules read of them); a backend may leave the other
+	// spans' attributes empty, which saves reading most of them.
+	RootAndErrorAttributes bool
 }
 
 // LogScan selects log records. Zero fields do not filter.

@@ -21,18 +21,49 @@ type occurrenceSet struct {
 // window's error logs (those outside any failing trace are occurrences of their own).
 func (e *Engine) occurrences(ctx context.Context, w Window, asOf int64, invocation string) (occurrenceSet, error) {
 	var set occurrenceSet
-	errSpans, err := e.scanSpans(ctx, SpanScan{Window: w, ErrorsOnly: true, AsOf: asOf, Invocation: invocation})
+	// The window's error logs are read beside the spans: neither read waits for the other.
+	var errLogs LogBatch
+	var errLogsErr error
+	logsRead := make(chan struct{})
+	go func() {
+		defer close(logsRead)
+		errLogs, errLogsErr = e.scanLogs(ctx, LogScan{Window: w, ErrorsOnly: true, AsOf: asOf, Fields: FieldAttributes, Invocation: invocation})
+	}()
+	defer func() { <-logsRead }()
+	spans, logs, n, ok, err := e.failingInOnePass(ctx, w, asOf, invocation)
 	if err != nil {
 		return set, err
 	}
-	set.limited, set.scanned = errSpans.Limited, errSpans.Scanned
 	traceSet := map[string]bool{}
-	for _, s := range errSpans.Spans {
-		traceSet[s.TraceID] = true
+	if ok {
+		// The window's error spans are among their traces' spans: no read of their own.
+		for t, list := range spans {
+			for i := range list {
+				if list[i].IsError() && w.ContainsNs(list[i].StartNs) {
+					traceSet[t] = true
+					break
+				}
+			}
+		}
+		set.scanned = n
+	} else {
+		errSpans, err := e.scanSpans(ctx, SpanScan{Window: w, ErrorsOnly: true, AsOf: asOf, Invocation: invocation})
+		if err != nil {
+			return set, err
+		}
+		set.limited, set.scanned = errSpans.Limited, errSpans.Scanned
+		for _, s := range errSpans.Spans {
+			traceSet[s.TraceID] = true
+		}
+		var lim bool
+		spans, logs, lim, n, err = e.failingTraces(ctx, sortedUnique(keys(traceSet)), asOf)
+		if err != nil {
+			return set, err
+		}
+		set.limited, set.scanned = set.limited || lim, set.scanned+n
 	}
-	errLogs, err := e.scanLogs(ctx, LogScan{Window: w, ErrorsOnly: true, AsOf: asOf, Fields: FieldAttributes, Invocation: invocation})
-	if err != nil {
-		return set, err
+	if <-logsRead; errLogsErr != nil {
+		return set, errLogsErr
 	}
 	set.limited = set.limited || errLogs.Limited
 	set.scanned += errLogs.Scanned
@@ -49,14 +80,8 @@ func (e *Engine) occurrences(ctx context.Context, w Window, asOf int64, invocati
 		return set, err
 	}
 	set.limited = set.limited || lim
-	failing := sortedUnique(keys(traceSet))
-	spans, logs, lim, n, err := e.failingTraces(ctx, w, failing, errSpans.Limited, asOf, invocation)
-	if err != nil {
-		return set, err
-	}
-	set.limited, set.scanned = set.limited || lim, set.scanned+n
 	set.erroredTraces = traceSet
-	for _, t := range failing {
+	for _, t := range sortedUnique(keys(traceSet)) {
 		for _, o := range TraceOccurrences(e.conv, spans[t], logs[t]) {
 			if w.ContainsNs(o.TimeNs) {
 				set.list = append(set.list, o)
@@ -84,34 +109,45 @@ func (e *Engine) occurrences(ctx context.Context, w Window, asOf int64, invocati
 	return set, nil
 }
 
-// failingTraces reads the spans (with attributes and events) and the error logs of the failing
-// traces of window w. A backend that reads them in one pass is asked when the list of traces is
-// every failing trace of the window (the scan of error spans was not cut) and its answer is
-// whole; otherwise, or when it was cut, the traces are read by lists of ids.
-func (e *Engine) failingTraces(ctx context.Context, w Window, failing []string, cut bool, asOf int64, invocation string) (map[string][]SpanRow, map[string][]LogRow, bool, int64, error) {
-	if c, ok := capability[FailingTraceScanner](e, invocation); ok && !cut && asOf == 0 && len(failing) > 0 {
-		spans, err := c.ScanFailingTraceSpans(ctx, FailingScan{Window: w, Limit: e.limits.MaxScanRows, Fields: FieldAttributes | FieldEvents})
-		if err != nil {
-			return nil, nil, false, 0, err
-		}
-		if !spans.Limited {
-			logs, err := c.ScanFailingTraceLogs(ctx, FailingScan{Window: w, Limit: e.limits.MaxScanRows, Fields: FieldAttributes})
-			if err != nil {
-				return nil, nil, false, 0, err
-			}
-			if !logs.Limited {
-				bySpan := make(map[string][]SpanRow, len(failing))
-				for _, s := range spans.Spans {
-					bySpan[s.TraceID] = append(bySpan[s.TraceID], s)
-				}
-				byLog := make(map[string][]LogRow, len(failing))
-				for _, l := range logs.Logs {
-					byLog[l.TraceID] = append(byLog[l.TraceID], l)
-				}
-				return bySpan, byLog, false, spans.Scanned, nil
-			}
-		}
+// failingInOnePass reads, from a backend that can, the spans (with attributes and events) and
+// the error logs of every trace with an error span in window w, in one pass each, without a
+// list of their ids. ok is false when the backend cannot, when the question is not over the
+// present (asOf) or one invocation, or when either read was cut: the caller then reads the
+// window's error spans and their traces by lists of ids.
+func (e *Engine) failingInOnePass(ctx context.Context, w Window, asOf int64, invocation string) (spans map[string][]SpanRow, logs map[string][]LogRow, scanned int64, ok bool, err error) {
+	c, can := capability[FailingTraceScanner](e, invocation)
+	if !can || asOf != 0 {
+		return nil, nil, 0, false, nil
 	}
+	var lb LogBatch
+	var lbErr error
+	logsRead := make(chan struct{})
+	go func() {
+		defer close(logsRead)
+		lb, lbErr = c.ScanFailingTraceLogs(ctx, FailingScan{Window: w, Limit: e.limits.MaxScanRows, Fields: FieldAttributes})
+	}()
+	sb, err := c.ScanFailingTraceSpans(ctx, FailingScan{Window: w, Limit: e.limits.MaxScanRows, Fields: FieldAttributes | FieldEvents, RootAndErrorAttributes: true})
+	<-logsRead
+	if err == nil {
+		err = lbErr
+	}
+	if err != nil || sb.Limited || lb.Limited {
+		return nil, nil, 0, false, err
+	}
+	spans = map[string][]SpanRow{}
+	for _, s := range sb.Spans {
+		spans[s.TraceID] = append(spans[s.TraceID], s)
+	}
+	logs = map[string][]LogRow{}
+	for _, l := range lb.Logs {
+		logs[l.TraceID] = append(logs[l.TraceID], l)
+	}
+	return spans, logs, sb.Scanned, true, nil
+}
+
+// failingTraces reads the spans (with attributes and events) and the error logs of the traces
+// named, by lists of ids.
+func (e *Engine) failingTraces(ctx context.Context, failing []string, asOf int64) (map[string][]SpanRow, map[string][]LogRow, bool, int64, error) {
 	spans, lim, n, err := e.traceSpans(ctx, failing, false, asOf, FieldAttributes|FieldEvents)
 	if err != nil {
 		return nil, nil, false, 0, err

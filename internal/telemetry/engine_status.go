@@ -10,14 +10,31 @@ import (
 // activity per service.
 func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	if c, ok := capability[StatusAggregator](e, q.Invocation); ok {
+		// The backend tallies activity; the error occurrences and their handled share are the
+		// engine's one rule (docs/semantics.md R7, R8), over the failing traces: both at once,
+		// the occurrences given up if the backend declines.
+		occCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var rep ErrorReport
+		var repErr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			rep, repErr = e.Errors(occCtx, ErrorsQuery{Window: q.Window, Service: q.Service, Invocation: q.Invocation, Settle: 1})
+		}()
 		st, handled, err := c.AggregateStatus(ctx, q, e.conv)
+		if err != nil || !handled {
+			cancel()
+		}
+		<-done
 		if err != nil {
 			return st, err
 		}
 		if handled {
-			// The backend tallies activity; the error occurrences and their handled share
-			// are the engine's one rule (docs/semantics.md R7, R8), over the failing traces.
-			return e.withOccurrences(ctx, q, st)
+			if repErr != nil {
+				return Status{}, repErr
+			}
+			return withOccurrences(st, rep), nil
 		}
 	}
 	st := Status{Scan: windowScan(q.Window)}
@@ -106,13 +123,9 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 }
 
 // withOccurrences replaces a backend's error counts of st with the window's occurrences as
-// Errors answers them: the total, the handled share, and each listed service's count (what
+// Errors answered them (rep): the total, the handled share, and each listed service's count (what
 // started there).
-func (e *Engine) withOccurrences(ctx context.Context, q StatusQuery, st Status) (Status, error) {
-	rep, err := e.Errors(ctx, ErrorsQuery{Window: q.Window, Service: q.Service, Invocation: q.Invocation, Settle: 1})
-	if err != nil {
-		return Status{}, err
-	}
+func withOccurrences(st Status, rep ErrorReport) Status {
 	st.Scan.Limited = st.Scan.Limited || rep.Scan.Limited
 	st.Errors, st.HandledErrors = rep.Events, 0
 	listed := make(map[string]*ServiceActivity, len(st.ServiceActivity))
@@ -126,7 +139,7 @@ func (e *Engine) withOccurrences(ctx context.Context, q StatusQuery, st Status) 
 			a.Errors += g.Count
 		}
 	}
-	return st, nil
+	return st
 }
 
 // SortServiceActivity orders services busiest first, then by name.

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -72,6 +73,8 @@ type Backend struct {
 	// checked is set once the tables were found to be the exporter's (see ready), and
 	// hasLookup when the exporter's trace-id lookup table is there too.
 	checked, hasLookup atomic.Bool
+	// checking lets one of the questions asked at once check the tables; the others wait.
+	checking sync.Mutex
 }
 
 var _ telemetry.Backend = (*Backend)(nil)
@@ -196,12 +199,12 @@ func (b *Backend) lookupWindow(q *sqlText, ids string, traces []string) {
 // ScanSpans implements telemetry.Backend: one query, newest (or oldest) first, one copy per
 // trace and span id, at most Limit rows (one more is asked for to know whether more matched).
 func (b *Backend) ScanSpans(ctx context.Context, s telemetry.SpanScan) (telemetry.SpanBatch, error) {
-	return b.scanSpans(ctx, s, nil)
+	return b.scanSpans(ctx, s, nil, false)
 }
 
 // ScanFailingTraceSpans implements telemetry.FailingTraceScanner.
 func (b *Backend) ScanFailingTraceSpans(ctx context.Context, f telemetry.FailingScan) (telemetry.SpanBatch, error) {
-	return b.scanSpans(ctx, telemetry.SpanScan{Limit: f.Limit, Fields: f.Fields}, &f.Window)
+	return b.scanSpans(ctx, telemetry.SpanScan{Limit: f.Limit, Fields: f.Fields}, &f.Window, f.RootAndErrorAttributes)
 }
 
 // ScanFailingTraceLogs implements telemetry.FailingTraceScanner.
@@ -209,8 +212,9 @@ func (b *Backend) ScanFailingTraceLogs(ctx context.Context, f telemetry.FailingS
 	return b.scanLogs(ctx, telemetry.LogScan{ErrorsOnly: true, Limit: f.Limit, Fields: f.Fields}, &f.Window)
 }
 
-// scanSpans is ScanSpans with spanWhere's failing condition.
-func (b *Backend) scanSpans(ctx context.Context, s telemetry.SpanScan, failing *telemetry.Window) (telemetry.SpanBatch, error) {
+// scanSpans is ScanSpans with spanWhere's failing condition; sparse reads the attributes of
+// root and error spans only (the other spans' are empty maps).
+func (b *Backend) scanSpans(ctx context.Context, s telemetry.SpanScan, failing *telemetry.Window, sparse bool) (telemetry.SpanBatch, error) {
 	if err := b.ready(ctx); err != nil {
 		return telemetry.SpanBatch{}, err
 	}
@@ -220,7 +224,10 @@ func (b *Backend) scanSpans(ctx context.Context, s telemetry.SpanScan, failing *
 	}
 	q := &sqlText{}
 	q.w("SELECT ", spanColumns)
-	if s.Fields&telemetry.FieldAttributes != 0 {
+	switch {
+	case s.Fields&telemetry.FieldAttributes != 0 && sparse:
+		q.w(", if(StatusCode = 'Error' OR ParentSpanId = '', SpanAttributes, map())")
+	case s.Fields&telemetry.FieldAttributes != 0:
 		q.w(", SpanAttributes")
 	}
 	if s.Fields&telemetry.FieldEvents != 0 {

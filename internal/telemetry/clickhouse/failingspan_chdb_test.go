@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
@@ -112,7 +113,9 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 	}
 	fullRuns := failedRuns(clickhouse.Options{})
 	full := errorsOf(clickhouse.Options{})
-	if diff := cmp.Diff(full, narrowed); diff != "" {
+	// The rows examined differ: unlimited, the failing traces are read in one pass; under the
+	// limit, that pass is refused and they are read by lists of ids within their time.
+	if diff := cmp.Diff(full, narrowed, cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
 		t.Errorf("the answer under the row limit differs from the unlimited one (-unlimited +limited):\n%s", diff)
 	}
 	// Without the lookup table the runs' error spans are read across the table: the same

@@ -139,6 +139,11 @@ func (b *Backend) ready(ctx context.Context) error {
 	if b.checked.Load() {
 		return nil
 	}
+	b.checking.Lock()
+	defer b.checking.Unlock()
+	if b.checked.Load() {
+		return nil
+	}
 	s, err := b.Inspect(ctx)
 	if err != nil {
 		return err
