@@ -86,6 +86,8 @@ type detachedProject struct {
 	bin, root  string
 	http, grpc string
 	env        []string
+	// stderr is what the last session wrote to its standard error, for failure messages.
+	stderr string
 }
 
 func newDetachedProject(t *testing.T, env ...string) *detachedProject {
@@ -236,6 +238,7 @@ func (p *detachedProject) session(calls ...toolCall) []json.RawMessage {
 	if err := cmd.Wait(); err != nil {
 		p.t.Fatalf("serve: %v\nstderr:\n%s", err, stderr.String())
 	}
+	p.stderr = stderr.String()
 	return out
 }
 

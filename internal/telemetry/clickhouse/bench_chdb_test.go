@@ -258,6 +258,8 @@ func BenchmarkB10(b *testing.B) {
 //     of its trace, wherever the sort key put it, so get_app_status and get_recent_errors read
 //     the spans of every trace with an error span in the window — TraceId of every granule,
 //     checked against the failing traces' ids, since failing traces lie in every granule;
+//     and the same with the attributes and events the rules read (every granule's, since
+//     the kept rows lie in every granule);
 //   - the database spans' operation fields: analyze_db_bottlenecks groups the window's
 //     database spans by the conventions' system, statement, summary, operation and
 //     collection, each the first non-empty value under its keys, one map lookup per key per
@@ -277,6 +279,9 @@ func b10Floors(b *testing.B, e *chfront.Engine, tb chfront.Tables, end time.Time
 	floors := []struct{ name, tools, sql string }{
 		{"the failing traces' spans", "get_app_status, get_recent_errors",
 			"SELECT count() FROM " + t + " WHERE " + day + " AND TraceId IN (SELECT TraceId FROM " + t + " WHERE " + day + " AND StatusCode = 'Error')"},
+		{"the failing traces' spans with their attributes and events", "get_app_status, get_recent_errors",
+			"SELECT count() FROM " + t + " WHERE " + day + " AND TraceId IN (SELECT TraceId FROM " + t + " WHERE " + day + " AND StatusCode = 'Error')" +
+				" AND cityHash64(mapKeys(SpanAttributes), mapValues(SpanAttributes), arrayMap(m -> mapValues(m), `Events.Attributes`)) != 0"},
 		{"the database spans' operation fields", "analyze_db_bottlenecks",
 			"SELECT count() FROM (SELECT cityHash64(" + strings.Join(values, ", ") + ") AS h, count() FROM " + t + " WHERE " + day +
 				" AND (" + strings.Join(present, " OR ") + ") GROUP BY h)"},
