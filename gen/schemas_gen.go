@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:91a690c16f0b4fe15b137940e0b9f1a5832756ac66c625675dbb04a1c1337398"
+const SchemaDigest = "sha256:138c2253e6404952fdcce53aa6736eb4d55f4cbdc5f2b522b6b9db15673a54c8"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

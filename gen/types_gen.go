@@ -208,6 +208,10 @@ type AnalyzeServicePerformanceOutputComparison struct {
 	// Why metrics are missing.
 	Note *string `json:"note,omitzero"`
 
+	// Per operation, the most changed first; an operation absent from a side's 20
+	// slowest is left out unless that side listed all.
+	Operations []AnalyzeServicePerformanceOutputComparisonOperation `json:"operations,omitzero"`
+
 	// p50 ms.
 	P50 *Change `json:"p50,omitzero"`
 
@@ -220,6 +224,51 @@ type AnalyzeServicePerformanceOutputComparison struct {
 	// Samples/min.
 	Throughput *Change `json:"throughput,omitzero"`
 }
+
+// AnalyzeServicePerformanceOutputComparisonOperation.
+//
+// Ref: schemas/tools/analyze_service_performance.output.json#/properties/comparison/properties/operations/items
+type AnalyzeServicePerformanceOutputComparisonOperation struct {
+	// Calls in the window.
+	AfterCount int64 `json:"afterCount"`
+
+	// Calls in compareTo.
+	BeforeCount int64 `json:"beforeCount"`
+
+	// Error rate.
+	ErrorRate *Change `json:"errorRate,omitzero"`
+
+	// Span name.
+	Name string `json:"name"`
+
+	// slower/faster: p95 moved 20% and 1 ms or more, or the error rate 5 points;
+	// new/gone: no calls on a side; few_samples: under 5 on a side.
+	Outcome AnalyzeServicePerformanceOutputComparisonOperationOutcome `json:"outcome"`
+
+	// p50 ms.
+	P50 *Change `json:"p50,omitzero"`
+
+	// p95 ms.
+	P95 *Change `json:"p95,omitzero"`
+}
+
+// AnalyzeServicePerformanceOutputComparisonOperationOutcome: slower/faster: p95 moved 20% and 1 ms
+// or more, or the error rate 5 points; new/gone: no calls on a side; few_samples: under 5 on a
+// side.
+//
+// Ref:
+// schemas/tools/analyze_service_performance.output.json#/properties/comparison/properties/operations/items/properties/outcome
+type AnalyzeServicePerformanceOutputComparisonOperationOutcome string
+
+// The values of AnalyzeServicePerformanceOutputComparisonOperationOutcome.
+const (
+	AnalyzeServicePerformanceOutputComparisonOperationOutcomeSlower     AnalyzeServicePerformanceOutputComparisonOperationOutcome = "slower"
+	AnalyzeServicePerformanceOutputComparisonOperationOutcomeFaster     AnalyzeServicePerformanceOutputComparisonOperationOutcome = "faster"
+	AnalyzeServicePerformanceOutputComparisonOperationOutcomeStable     AnalyzeServicePerformanceOutputComparisonOperationOutcome = "stable"
+	AnalyzeServicePerformanceOutputComparisonOperationOutcomeNew        AnalyzeServicePerformanceOutputComparisonOperationOutcome = "new"
+	AnalyzeServicePerformanceOutputComparisonOperationOutcomeGone       AnalyzeServicePerformanceOutputComparisonOperationOutcome = "gone"
+	AnalyzeServicePerformanceOutputComparisonOperationOutcomeFewSamples AnalyzeServicePerformanceOutputComparisonOperationOutcome = "few_samples"
+)
 
 // AnalyzeServicePerformanceOutputTopOperation: one operation.
 //

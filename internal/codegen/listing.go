@@ -13,8 +13,11 @@ import (
 //     and description, and "additionalProperties": false, which tells a model nothing the
 //     list of properties does not (the server still rejects an unknown argument, naming it);
 //     every argument keeps its type, bounds, default and description;
-//   - an output schema keeps its shape (types, properties, required, items, enums, map value
-//     shapes) and the descriptions of the answer's top-level fields that explain something:
+//   - an output schema keeps its shape (types, properties, items, enums, map value shapes),
+//     which fields the answer and its top-level objects always carry (required, down to the
+//     answer's top-level fields; below them the published file says it, and the server
+//     validates against it), and the descriptions of the answer's top-level fields that
+//     explain something:
 //     at least three words, not just the words of the field's name, and not on page and scan,
 //     which mean the same in every answer. Labels ("Run id.", "Newest first."), bounds,
 //     closedness and nested descriptions stay in the published file: the server validates
@@ -60,7 +63,7 @@ func openObjects(v any) any {
 }
 
 // outputShapeKeys are the keywords an output schema keeps in tools/list.
-var outputShapeKeys = map[string]bool{"type": true, "properties": true, "required": true, "items": true, "enum": true, "const": true}
+var outputShapeKeys = map[string]bool{"type": true, "properties": true, "items": true, "enum": true, "const": true}
 
 // listOutput returns the tools/list form of a bundled output schema.
 func listOutput(bundled any) any { return outputShape(bundled, 0) }
@@ -96,6 +99,10 @@ func outputShapeOf(name string, v any, depth int) any {
 			}
 		case k == "description":
 			if text, _ := x.(string); depth == 1 && explains(name, text) {
+				out[k] = x
+			}
+		case k == "required":
+			if depth <= 1 {
 				out[k] = x
 			}
 		case outputShapeKeys[k]:

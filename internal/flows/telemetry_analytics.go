@@ -1,9 +1,11 @@
 package flows
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/runlens/runlens/gen"
@@ -49,12 +51,27 @@ func (f *Flows) AnalyzeServicePerformance(ctx context.Context, in gen.AnalyzeSer
 		}
 	}
 	if before != nil {
-		q.Window = *before
+		// Both sides' operations as far as they are listed (the 20 slowest, and any with
+		// errors), so that one absent from a side is known to have had no calls there.
+		afterOps := p.TopOperations
+		if limit < telemetry.MaxTopOperations {
+			wide := q
+			wide.TopN = telemetry.MaxTopOperations
+			a, err := src.ServicePerformance(ctx, wide)
+			if err != nil {
+				return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
+			}
+			afterOps = a.TopOperations
+		}
+		q.Window, q.TopN = *before, telemetry.MaxTopOperations
 		b, err := src.ServicePerformance(ctx, q)
 		if err != nil {
 			return gen.AnalyzeServicePerformanceOutput{}, telemetryErr(err)
 		}
 		out.Comparison = comparison(f.perfOut(b, *before), out)
+		if out.Comparison.Note == nil {
+			out.Comparison.Operations = operationChanges(b.TopOperations, afterOps)
+		}
 		out.PercentileRelativeError = max(out.PercentileRelativeError, b.PercentileError)
 	}
 	if in.Detail == gen.DetailSummary {
@@ -119,6 +136,93 @@ func comparison(bo, out gen.AnalyzeServicePerformanceOutput) *gen.AnalyzeService
 		c.Throughput = change(bo.ThroughputPerMinute, out.ThroughputPerMinute)
 	}
 	return c
+}
+
+// The thresholds of an operation's outcome in a comparison: its p95 must move by both a share
+// and a duration, or its error rate by some points, on enough calls each side; anything less is
+// stable, so a comparison never reports a change the samples cannot carry.
+const (
+	changedP95Share    = 0.2
+	changedP95Ms       = 1.0
+	changedErrorPoints = 0.05
+	fewCalls           = 5
+	maxOperationDiffs  = 10
+)
+
+// operationChanges compares each operation of the compareTo window (before) with the window
+// (after), the most changed first: slower, new, faster, gone, too few samples, stable; within
+// each, the larger p95 move first. An operation absent from a side is new or gone only when
+// that side listed every operation (fewer than MaxTopOperations); otherwise it is left out.
+func operationChanges(before, after []telemetry.OperationStats) []gen.AnalyzeServicePerformanceOutputComparisonOperation {
+	type diff struct {
+		op   gen.AnalyzeServicePerformanceOutputComparisonOperation
+		rank int
+		move float64
+	}
+	beforeAll, afterAll := len(before) < telemetry.MaxTopOperations, len(after) < telemetry.MaxTopOperations
+	byName := func(list []telemetry.OperationStats) map[string]*telemetry.OperationStats {
+		m := make(map[string]*telemetry.OperationStats, len(list))
+		for i := range list {
+			m[list[i].Name] = &list[i]
+		}
+		return m
+	}
+	bm, am := byName(before), byName(after)
+	rate := func(o *telemetry.OperationStats) float64 { return round4(float64(o.ErrorCount) / float64(o.Count)) }
+	var out []diff
+	for _, name := range sortedKeys(bm, am) {
+		b, a := bm[name], am[name]
+		d := diff{op: gen.AnalyzeServicePerformanceOutputComparisonOperation{Name: name}}
+		switch {
+		case b == nil && !beforeAll, a == nil && !afterAll:
+			continue
+		case b == nil:
+			d.op.AfterCount, d.op.Outcome, d.rank = a.Count, gen.AnalyzeServicePerformanceOutputComparisonOperationOutcomeNew, 1
+		case a == nil:
+			d.op.BeforeCount, d.op.Outcome, d.rank = b.Count, gen.AnalyzeServicePerformanceOutputComparisonOperationOutcomeGone, 3
+		default:
+			d.op.BeforeCount, d.op.AfterCount = b.Count, a.Count
+			d.op.P50, d.op.P95 = change(b.P50Ms, a.P50Ms), change(b.P95Ms, a.P95Ms)
+			d.op.ErrorRate = change(rate(b), rate(a))
+			moved, points := a.P95Ms-b.P95Ms, rate(a)-rate(b)
+			share := 0.0
+			if b.P95Ms > 0 {
+				share = moved / b.P95Ms
+			}
+			d.move = math.Abs(moved)
+			switch {
+			case b.Count < fewCalls || a.Count < fewCalls:
+				d.op.Outcome, d.rank = gen.AnalyzeServicePerformanceOutputComparisonOperationOutcomeFewSamples, 4
+			case (share >= changedP95Share && moved >= changedP95Ms) || points >= changedErrorPoints:
+				d.op.Outcome, d.rank = gen.AnalyzeServicePerformanceOutputComparisonOperationOutcomeSlower, 0
+			case (share <= -changedP95Share && -moved >= changedP95Ms) || -points >= changedErrorPoints:
+				d.op.Outcome, d.rank = gen.AnalyzeServicePerformanceOutputComparisonOperationOutcomeFaster, 2
+			default:
+				d.op.Outcome, d.rank = gen.AnalyzeServicePerformanceOutputComparisonOperationOutcomeStable, 5
+			}
+		}
+		out = append(out, d)
+	}
+	slices.SortStableFunc(out, func(x, y diff) int {
+		return cmp.Or(cmp.Compare(x.rank, y.rank), cmp.Compare(y.move, x.move))
+	})
+	ops := make([]gen.AnalyzeServicePerformanceOutputComparisonOperation, 0, min(len(out), maxOperationDiffs))
+	for _, d := range out[:min(len(out), maxOperationDiffs)] {
+		ops = append(ops, d.op)
+	}
+	return ops
+}
+
+// sortedKeys is the union of the maps' keys, sorted.
+func sortedKeys[V any](maps ...map[string]V) []string {
+	var keys []string
+	for _, m := range maps {
+		for k := range m {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // change is one before/after metric; the relative change is absent when before is 0.
