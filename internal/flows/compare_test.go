@@ -14,13 +14,13 @@ func TestOperationChangesRankWhatMovedAndInventNothing(t *testing.T) {
 		return telemetry.OperationStats{Name: name, Count: count, ErrorCount: errs, P50Ms: p50, P95Ms: p95}
 	}
 	before := []telemetry.OperationStats{
-		op("GET /slow", 100, 0, 40, 100),    // p95 +50%, +50 ms: slower
-		op("GET /fast", 100, 0, 40, 100),    // p95 -40%: faster
-		op("GET /noisy", 100, 0, 0.2, 0.5),  // +100% but +0.5 ms: stable
-		op("GET /flaky", 100, 1, 40, 100),   // error rate 1% → 11%: slower, p95 unchanged
-		op("GET /rare", 3, 0, 40, 100),      // 3 calls before: too few
-		op("GET /steady", 100, 0, 40, 100),  // +10%: stable
-		op("GET /retired", 50, 0, 40, 100),  // gone
+		op("GET /slow", 100, 0, 40, 100),   // p95 +50%, +50 ms: slower
+		op("GET /fast", 100, 0, 40, 100),   // p95 -40%: faster
+		op("GET /noisy", 100, 0, 0.2, 0.5), // +100% but +0.5 ms: stable
+		op("GET /flaky", 100, 1, 40, 100),  // error rate 1% → 11%: slower, p95 unchanged
+		op("GET /rare", 3, 0, 40, 100),     // 3 calls before: too few
+		op("GET /steady", 100, 0, 40, 100), // +10%: stable
+		op("GET /retired", 50, 0, 40, 100), // gone
 	}
 	after := []telemetry.OperationStats{
 		op("GET /slow", 100, 0, 60, 150),
