@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -242,7 +243,14 @@ func (b *Backend) scanSpans(ctx context.Context, s telemetry.SpanScan, failing *
 	if s.Oldest {
 		dir = " ASC"
 	}
-	q.w(" ORDER BY Timestamp", dir, ", SpanId", dir, " LIMIT 1 BY TraceId, SpanId LIMIT ", strconv.Itoa(limit+1))
+	if failing != nil {
+		// The failing traces' spans are ordered and their copies dropped here, not by
+		// ClickHouse: sorting a day's failing spans with their attributes costs it more than
+		// reading them. More rows than the limit, copies included, is a cut answer.
+		q.w(" LIMIT ", strconv.Itoa(limit+1))
+	} else {
+		q.w(" ORDER BY Timestamp", dir, ", SpanId", dir, " LIMIT 1 BY TraceId, SpanId LIMIT ", strconv.Itoa(limit+1))
+	}
 	var out []telemetry.SpanRow
 	limited, err := b.r.query(ctx, q, limit+1, func(rows driver.Rows) error {
 		r, err := scanSpan(rows, s.Fields)
@@ -254,6 +262,9 @@ func (b *Backend) scanSpans(ctx context.Context, s telemetry.SpanScan, failing *
 	})
 	if err != nil {
 		return telemetry.SpanBatch{}, err
+	}
+	if failing != nil && len(out) <= limit {
+		out = onceNewestFirst(out, s.Oldest)
 	}
 	batch := telemetry.SpanBatch{Matched: int64(len(out))}
 	if len(out) > limit {
@@ -269,6 +280,28 @@ func (b *Backend) scanSpans(ctx context.Context, s telemetry.SpanScan, failing *
 	}
 	batch.Spans, batch.Limited, batch.Scanned = out, limited, int64(len(out))
 	return batch, nil
+}
+
+// onceNewestFirst orders spans as a scan's ORDER BY does (start time, then span id, newest
+// first unless oldest) and keeps the first of each trace and span id, as LIMIT 1 BY does.
+func onceNewestFirst(out []telemetry.SpanRow, oldest bool) []telemetry.SpanRow {
+	slices.SortStableFunc(out, func(x, y telemetry.SpanRow) int {
+		c := cmp.Or(cmp.Compare(x.StartNs, y.StartNs), strings.Compare(x.SpanID, y.SpanID))
+		if oldest {
+			return c
+		}
+		return -c
+	})
+	seen := make(map[[2]string]bool, len(out))
+	kept := out[:0]
+	for _, r := range out {
+		k := [2]string{r.TraceID, r.SpanID}
+		if !seen[k] {
+			seen[k] = true
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }
 
 // scanSpan reads one row of spanColumns and the optional fields.
