@@ -23,7 +23,7 @@ func TestTelemetrySentBetweenSessionsIsReceived(t *testing.T) {
 	p.session()
 	pid := p.pid()
 	if pid == 0 || len(p.receivers()) != 1 || p.receivers()[0] != pid {
-		t.Fatalf("after the session: pid file %d, receivers %v; want one detached receiver\nthe session's stderr:\n%s", pid, p.receivers(), p.stderr)
+		t.Fatalf("after the session: pid file %d, receivers %v; want one detached receiver\nthe session's stderr:\n%s", pid, p.receivers(), p.lastStderr())
 	}
 
 	sendSpans(t, p.http, "shop")

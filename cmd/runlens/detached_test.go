@@ -86,7 +86,9 @@ type detachedProject struct {
 	bin, root  string
 	http, grpc string
 	env        []string
-	// stderr is what the last session wrote to its standard error, for failure messages.
+	// stderr is what the last session wrote to its standard error, for failure messages
+	// (sessions may run at once: mu guards it).
+	mu     sync.Mutex
 	stderr string
 }
 
@@ -238,7 +240,9 @@ func (p *detachedProject) session(calls ...toolCall) []json.RawMessage {
 	if err := cmd.Wait(); err != nil {
 		p.t.Fatalf("serve: %v\nstderr:\n%s", err, stderr.String())
 	}
+	p.mu.Lock()
 	p.stderr = stderr.String()
+	p.mu.Unlock()
 	return out
 }
 
@@ -285,4 +289,11 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 		}
 		time.Sleep(20 * time.Millisecond) // polling a condition with a deadline
 	}
+}
+
+// lastStderr is what the last session wrote to its standard error.
+func (p *detachedProject) lastStderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr
 }
