@@ -27,6 +27,7 @@ import (
 
 	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
+	"github.com/runlens/runlens/internal/testkit"
 )
 
 // The commands this package's tests run in-process never start a detached receiver: its
@@ -43,29 +44,21 @@ func TestMain(m *testing.M) {
 var (
 	binOnce sync.Once
 	binDir  string
-	binPath string
 	binErr  error
 )
 
-// runlensBinary builds the real binary once for the tests that start it.
+// runlensBinary builds the real binary once (testkit.Binary) for the tests that start it.
 func runlensBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "runlens-bin-")
-		if binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "runlens")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
+	binOnce.Do(func() { binDir, binErr = os.MkdirTemp("", "runlens-bin-") })
 	if binErr != nil {
 		t.Fatal(binErr)
 	}
-	return binPath
+	bin, err := testkit.Binary(binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }
 
 // freeAddr is a loopback address nothing listens on, chosen by the kernel.

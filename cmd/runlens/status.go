@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runlens/runlens/internal/app"
 	"github.com/runlens/runlens/internal/config"
 )
 
@@ -18,17 +19,9 @@ const stopWait = 15 * time.Second
 // statusCmd shows the store's receiver process: the detached one serve started, or a
 // `runlens collect` run by hand. It exits 1 when none runs.
 func statusCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newCLI("status", stdout, stderr)
-	var o config.Overrides
-	fs.StringVar(&o.ProjectRoot, "project-root", "", "project `folder`")
-	fs.defaultIs("project-root", "$RUNLENS_PROJECT_ROOT, else the current directory")
-	if code, ok := fs.parse(args); !ok {
+	a, code, ok := projectApp("status", args, stdout, stderr)
+	if !ok {
 		return code
-	}
-	a, err := openApp(o, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "runlens: %v\n", err)
-		return 1
 	}
 	defer a.Close()
 	store := shown(a.Config.ProjectRoot, a.Config.Store.Path)
@@ -72,17 +65,9 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 // stopCmd ends the store's receiver process: SIGTERM, then it waits for the process to finish
 // its in-flight exports and release its pid file.
 func stopCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newCLI("stop", stdout, stderr)
-	var o config.Overrides
-	fs.StringVar(&o.ProjectRoot, "project-root", "", "project `folder`")
-	fs.defaultIs("project-root", "$RUNLENS_PROJECT_ROOT, else the current directory")
-	if code, ok := fs.parse(args); !ok {
+	a, code, ok := projectApp("stop", args, stdout, stderr)
+	if !ok {
 		return code
-	}
-	a, err := openApp(o, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "runlens: %v\n", err)
-		return 1
 	}
 	defer a.Close()
 	p, running, err := a.StopReceiver(context.Background(), stopWait)
@@ -121,4 +106,22 @@ func age(now time.Time, ms int64) string {
 		return d.Round(time.Second).String()
 	}
 	return d.Round(time.Minute).String()
+}
+
+// projectApp parses the arguments of a command that takes only --project-root and opens the
+// project's app; when !ok the command exits with code.
+func projectApp(name string, args []string, stdout, stderr io.Writer) (a *app.App, code int, ok bool) {
+	fs := newCLI(name, stdout, stderr)
+	var o config.Overrides
+	fs.StringVar(&o.ProjectRoot, "project-root", "", "project `folder`")
+	fs.defaultIs("project-root", "$RUNLENS_PROJECT_ROOT, else the current directory")
+	if code, ok := fs.parse(args); !ok {
+		return nil, code, false
+	}
+	a, err := openApp(o, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "runlens: %v\n", err)
+		return nil, 1, false
+	}
+	return a, 0, true
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -170,7 +171,9 @@ func operationChanges(before, after []telemetry.OperationStats) []gen.AnalyzeSer
 	bm, am := byName(before), byName(after)
 	rate := func(o *telemetry.OperationStats) float64 { return round4(float64(o.ErrorCount) / float64(o.Count)) }
 	var out []diff
-	for _, name := range sortedKeys(bm, am) {
+	names := maps.Clone(bm)
+	maps.Copy(names, am)
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		b, a := bm[name], am[name]
 		d := diff{op: gen.AnalyzeServicePerformanceOutputComparisonOperation{Name: name}}
 		switch {
@@ -211,18 +214,6 @@ func operationChanges(before, after []telemetry.OperationStats) []gen.AnalyzeSer
 		ops = append(ops, d.op)
 	}
 	return ops
-}
-
-// sortedKeys is the union of the maps' keys, sorted.
-func sortedKeys[V any](maps ...map[string]V) []string {
-	var keys []string
-	for _, m := range maps {
-		for k := range m {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
 }
 
 // change is one before/after metric; the relative change is absent when before is 0.
