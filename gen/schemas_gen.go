@@ -7,7 +7,7 @@ import "github.com/runlens/runlens/schemas"
 
 // SchemaDigest identifies the published schema set: a SHA-256 over every bundled schema's path
 // and compact bytes, in path order. It changes whenever any published contract changes.
-const SchemaDigest = "sha256:138c2253e6404952fdcce53aa6736eb4d55f4cbdc5f2b522b6b9db15673a54c8"
+const SchemaDigest = "sha256:2e03dfe4a91794f9df7d730689e7739ad0cd18f0e0d2f4c98ec29bba084f46a2"
 
 // PublishedSchema is one bundled, self-contained schema.
 type PublishedSchema struct {

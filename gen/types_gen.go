@@ -182,11 +182,17 @@ type AnalyzeServicePerformanceOutput struct {
 	// Window start.
 	SinceUnixMs int64 `json:"sinceUnixMs"`
 
-	// Samples/min.
+	// Samples/min over the traffic span (counted as 1 min at least).
 	ThroughputPerMinute float64 `json:"throughputPerMinute"`
 
 	// Slowest first.
 	TopOperations []AnalyzeServicePerformanceOutputTopOperation `json:"topOperations,omitzero"`
+
+	// First sample's start; absent without samples.
+	TrafficFromUnixMs *int64 `json:"trafficFromUnixMs,omitzero"`
+
+	// Last sample's start.
+	TrafficToUnixMs *int64 `json:"trafficToUnixMs,omitzero"`
 }
 
 // AnalyzeServicePerformanceOutputComparison: only when both windows have samples.

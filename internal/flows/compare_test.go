@@ -113,3 +113,37 @@ func TestCompareToListsEachOperationsCallsInBothWindows(t *testing.T) {
 		}
 	}
 }
+
+// Throughput is a rate over the span that had traffic (docs/semantics.md R17), counted as a
+// minute at least or the whole window when shorter, and the answer states that span.
+func TestThroughputIsARateOverTheTrafficSpan(t *testing.T) {
+	f := New(Deps{})
+	const at = int64(1_800_000_000_000)
+	hour := telemetry.Window{StartMs: at - 3_600_000, EndMs: at}
+	for _, c := range []struct {
+		name        string
+		w           telemetry.Window
+		n           int64
+		first, last int64
+		want        float64
+	}{
+		{"a 30 s burst in an hour counts a minute", hour, 305, at - 600_000, at - 570_000, 305},
+		{"ten minutes of traffic in an hour", hour, 600, at - 1_200_000, at - 600_000, 60},
+		{"one sample is one a minute", hour, 1, at - 5_000, at - 5_000, 1},
+		{"a window shorter than a minute is the floor", telemetry.Window{StartMs: at - 30_000, EndMs: at}, 10, at - 25_000, at - 5_000, 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := f.perfOut(telemetry.Performance{Service: "api", SampleCount: c.n, FirstMs: c.first, LastMs: c.last}, c.w)
+			if out.ThroughputPerMinute != c.want {
+				t.Errorf("throughput %v/min, want %v", out.ThroughputPerMinute, c.want)
+			}
+			if out.TrafficFromUnixMs == nil || *out.TrafficFromUnixMs != c.first || out.TrafficToUnixMs == nil || *out.TrafficToUnixMs != c.last {
+				t.Errorf("traffic span %v..%v, want %d..%d", out.TrafficFromUnixMs, out.TrafficToUnixMs, c.first, c.last)
+			}
+		})
+	}
+	none := f.perfOut(telemetry.Performance{Service: "api"}, hour)
+	if none.ThroughputPerMinute != 0 || none.TrafficFromUnixMs != nil || none.TrafficToUnixMs != nil {
+		t.Errorf("no samples: %+v, want no throughput and no traffic span", none)
+	}
+}

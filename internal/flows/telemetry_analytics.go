@@ -105,8 +105,9 @@ func (f *Flows) perfOut(p telemetry.Performance, w telemetry.Window) gen.Analyze
 	if p.SampleCount > 0 {
 		out.ErrorRate = round4(float64(p.ErrorCount) / float64(p.SampleCount))
 	}
-	if m := w.Minutes(); m > 0 {
-		out.ThroughputPerMinute = round4(float64(p.SampleCount) / m)
+	if p.SampleCount > 0 {
+		out.TrafficFromUnixMs, out.TrafficToUnixMs = ptr(p.FirstMs), ptr(p.LastMs)
+		out.ThroughputPerMinute = round4(float64(p.SampleCount) / trafficMinutes(p, w))
 	}
 	for _, o := range p.TopOperations {
 		out.TopOperations = append(out.TopOperations, gen.AnalyzeServicePerformanceOutputTopOperation{
@@ -114,6 +115,18 @@ func (f *Flows) perfOut(p telemetry.Performance, w telemetry.Window) gen.Analyze
 		})
 	}
 	return out
+}
+
+// trafficMinutes is the length of the span that had traffic, over which throughput is a rate
+// (docs/semantics.md R17): from the first sample's start to the last's, counted as a minute at
+// least (or the whole window, when it is shorter), so a few samples never extrapolate to a
+// rate nobody saw.
+func trafficMinutes(p telemetry.Performance, w telemetry.Window) float64 {
+	floor := min(1, w.Minutes())
+	if floor <= 0 {
+		floor = 1
+	}
+	return max(float64(p.LastMs-p.FirstMs)/60000, floor)
 }
 
 // comparison compares the compareTo window (bo) with the window (out). A side without samples

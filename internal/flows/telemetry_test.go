@@ -317,8 +317,11 @@ func TestAnalyzeServicePerformance(t *testing.T) {
 		out.ErrorRate != round4(float64(want.ErrorCount)/float64(want.SampleCount)) {
 		t.Fatalf("performance %+v, want %+v", out, want)
 	}
-	if out.ThroughputPerMinute != round4(31/(float64(60*60000+1)/60000)) {
-		t.Fatalf("throughput %v", out.ThroughputPerMinute)
+	if want.LastMs-want.FirstMs < 30*60000 || out.TrafficFromUnixMs == nil || *out.TrafficFromUnixMs != want.FirstMs ||
+		out.TrafficToUnixMs == nil || *out.TrafficToUnixMs != want.LastMs ||
+		out.ThroughputPerMinute != round4(31/(float64(want.LastMs-want.FirstMs)/60000)) {
+		t.Fatalf("throughput %v over %v..%v, want 31 over the fixture's %d..%d", out.ThroughputPerMinute,
+			out.TrafficFromUnixMs, out.TrafficToUnixMs, want.FirstMs, want.LastMs)
 	}
 	if c := out.Comparison; c == nil || c.BeforeSamples != 5 || c.AfterSamples != 31 || c.P95 == nil || c.P95.Before == 0 || c.P95.After != out.P95DurationMs || c.Note != nil {
 		t.Fatalf("comparison %+v", out.Comparison)

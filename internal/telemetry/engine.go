@@ -40,15 +40,18 @@ type Limits struct {
 	MaxHints int
 }
 
-// DefaultLimits are the limits NewEngine uses.
-var DefaultLimits = Limits{MaxScanRows: 200_000, MaxRunSpans: 10_000, MaxRunLogs: 1_000, MaxHints: 10}
+// DefaultLimits are the limits NewEngine uses; an Engine hands its own to the backend with
+// each question (Ask, and each scan's Limit).
+func DefaultLimits() Limits {
+	return Limits{MaxScanRows: 200_000, MaxRunSpans: 10_000, MaxRunLogs: 1_000, MaxHints: 10}
+}
 
 // NewEngine returns the engine over b with conv (the otel preset when nil).
 func NewEngine(b Backend, conv *conventions.Conventions) *Engine {
 	if conv == nil {
 		conv = conventions.Default()
 	}
-	return &Engine{b: b, conv: conv, limits: DefaultLimits}
+	return &Engine{b: b, conv: conv, limits: DefaultLimits()}
 }
 
 // WithLimits returns a copy of e with other limits (zero fields keep e's).
@@ -83,36 +86,46 @@ func (e *Engine) Conventions() *conventions.Conventions { return e.conv }
 // Backend is the engine's backend.
 func (e *Engine) Backend() Backend { return e.b }
 
+// Ask is what the engine hands a capability with each question: the conventions its answer
+// follows and the engine's limits, so that no backend reads either from a package variable.
+type Ask struct {
+	Conv   *conventions.Conventions
+	Limits Limits
+}
+
+// ask is the engine's Ask.
+func (e *Engine) ask() Ask { return Ask{Conv: e.conv, Limits: e.limits} }
+
 // Capabilities: optional interfaces a Backend implements to answer a tool's question
-// server-side. Each receives the engine's conventions and answers handled=false when it cannot
-// answer with them; it must then have no side effects. What it answers must equal what the
-// engine computes from scans.
+// server-side. Each receives the engine's conventions and limits (Ask) and answers
+// handled=false when it cannot answer with them; it must then have no side effects. What it
+// answers must equal what the engine computes from scans.
 type (
 	// StatusAggregator answers Status.
 	StatusAggregator interface {
-		AggregateStatus(ctx context.Context, q StatusQuery, conv *conventions.Conventions) (st Status, handled bool, err error)
+		AggregateStatus(ctx context.Context, q StatusQuery, ask Ask) (st Status, handled bool, err error)
 	}
 	// RunLister answers Runs.
 	RunLister interface {
-		ListRuns(ctx context.Context, q RunsQuery, conv *conventions.Conventions) (p RunPage, handled bool, err error)
+		ListRuns(ctx context.Context, q RunsQuery, ask Ask) (p RunPage, handled bool, err error)
 	}
 	// ErrorAggregator answers Errors from occurrences that TraceOccurrences computed (the
 	// store's shaped traces), with each group's handled share and entry services read off the
 	// runs' roots and the service filter of docs/semantics.md R12.
 	ErrorAggregator interface {
-		AggregateOccurrences(ctx context.Context, q ErrorsQuery, conv *conventions.Conventions) (r ErrorReport, handled bool, err error)
+		AggregateOccurrences(ctx context.Context, q ErrorsQuery, ask Ask) (r ErrorReport, handled bool, err error)
 	}
 	// JobFinder answers LastJob.
 	JobFinder interface {
-		FindLastJob(ctx context.Context, q JobQuery, conv *conventions.Conventions) (j JobResult, handled bool, err error)
+		FindLastJob(ctx context.Context, q JobQuery, ask Ask) (j JobResult, handled bool, err error)
 	}
 	// PerformanceAggregator answers ServicePerformance.
 	PerformanceAggregator interface {
-		AggregatePerformance(ctx context.Context, q PerformanceQuery, conv *conventions.Conventions) (p Performance, handled bool, err error)
+		AggregatePerformance(ctx context.Context, q PerformanceQuery, ask Ask) (p Performance, handled bool, err error)
 	}
 	// DBAggregator answers DBOperations.
 	DBAggregator interface {
-		AggregateDB(ctx context.Context, q DBQuery, conv *conventions.Conventions) (r DBReport, handled bool, err error)
+		AggregateDB(ctx context.Context, q DBQuery, ask Ask) (r DBReport, handled bool, err error)
 	}
 	// FailingTraceScanner reads in one pass what the engine otherwise reads by lists of trace
 	// ids: the spans, and the error logs, of the traces with an error span in a window (a
@@ -125,7 +138,7 @@ type (
 	}
 	// RunResolver finds the trace of a run id (an execution id) faster than a scan.
 	RunResolver interface {
-		ResolveRun(ctx context.Context, id string, conv *conventions.Conventions) (traceID string, handled bool, err error)
+		ResolveRun(ctx context.Context, id string, ask Ask) (traceID string, handled bool, err error)
 	}
 )
 

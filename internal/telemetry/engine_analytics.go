@@ -12,7 +12,7 @@ import (
 // the status of the same job's execution before it.
 func (e *Engine) LastJob(ctx context.Context, q JobQuery) (JobResult, error) {
 	if c, ok := capability[JobFinder](e); ok {
-		j, handled, err := c.FindLastJob(ctx, q, e.conv)
+		j, handled, err := c.FindLastJob(ctx, q, e.ask())
 		if err != nil || handled {
 			return j, err
 		}
@@ -84,7 +84,7 @@ func PickLastJob(jobs []JobResult, idx []int, q JobQuery, maxHints int) JobResul
 func (e *Engine) ServicePerformance(ctx context.Context, q PerformanceQuery) (Performance, error) {
 	q = q.withDefaults()
 	if c, ok := capability[PerformanceAggregator](e, q.Invocation); ok {
-		p, handled, err := c.AggregatePerformance(ctx, q, e.conv)
+		p, handled, err := c.AggregatePerformance(ctx, q, e.ask())
 		if err != nil || handled {
 			return p, err
 		}
@@ -180,9 +180,11 @@ func SummarizePerformance(q PerformanceQuery, samples []SpanRow) Performance {
 	byOp := map[string][]int64{}
 	errs := map[string]int64{}
 	var sum int64
+	p.FirstMs, p.LastMs = samples[0].StartNs/1e6, samples[0].StartNs/1e6
 	for _, s := range samples {
 		all = append(all, s.DurationNs)
 		sum += s.DurationNs
+		p.FirstMs, p.LastMs = min(p.FirstMs, s.StartNs/1e6), max(p.LastMs, s.StartNs/1e6)
 		byOp[s.Name] = append(byOp[s.Name], s.DurationNs)
 		if s.IsError() {
 			p.ErrorCount++
@@ -243,7 +245,7 @@ func TopOperations(ops []OperationStats, n int) []OperationStats {
 func (e *Engine) DBOperations(ctx context.Context, q DBQuery) (DBReport, error) {
 	q = q.withDefaults()
 	if c, ok := capability[DBAggregator](e); ok {
-		r, handled, err := c.AggregateDB(ctx, q, e.conv)
+		r, handled, err := c.AggregateDB(ctx, q, e.ask())
 		if err != nil || handled {
 			return r, err
 		}

@@ -184,7 +184,7 @@ func (e *Engine) Errors(ctx context.Context, q ErrorsQuery) (ErrorReport, error)
 		return ErrorReport{}, err
 	}
 	if c, ok := capability[ErrorAggregator](e, q.Invocation); ok {
-		rep, handled, err := c.AggregateOccurrences(ctx, q, e.conv)
+		rep, handled, err := c.AggregateOccurrences(ctx, q, e.ask())
 		if err != nil || handled {
 			return rep, err
 		}

@@ -86,7 +86,7 @@ func (e *Engine) enteredAt(ctx context.Context, q RunsQuery) ([]string, error) {
 
 func (e *Engine) runs(ctx context.Context, q RunsQuery) (RunPage, error) {
 	if c, ok := capability[RunLister](e, q.Invocation); ok {
-		p, handled, err := c.ListRuns(ctx, q, e.conv)
+		p, handled, err := c.ListRuns(ctx, q, e.ask())
 		if err != nil || handled {
 			return p, err
 		}
@@ -219,7 +219,7 @@ func (e *Engine) resolveRun(ctx context.Context, id string) (string, error) {
 		return id, nil
 	}
 	if c, ok := capability[RunResolver](e); ok {
-		t, handled, err := c.ResolveRun(ctx, id, e.conv)
+		t, handled, err := c.ResolveRun(ctx, id, e.ask())
 		if err != nil {
 			return "", wrapUnreachable(err)
 		}

@@ -22,7 +22,7 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 			defer close(done)
 			rep, repErr = e.Errors(occCtx, ErrorsQuery{Window: q.Window, Service: q.Service, Invocation: q.Invocation, Settle: 1})
 		}()
-		st, handled, err := c.AggregateStatus(ctx, q, e.conv)
+		st, handled, err := c.AggregateStatus(ctx, q, e.ask())
 		if err != nil || !handled {
 			cancel()
 		}

@@ -85,3 +85,25 @@ func TestEveryRestatedRuleHasADifferentialTest(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendsTakeTheEnginesLimits holds the backends to the limits the engine hands them (Ask
+// and each scan's Limit): no backend reads the engine's defaults for itself, so an engine with
+// other limits is obeyed by its capabilities too.
+func TestBackendsTakeTheEnginesLimits(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == "." {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(raw), "telemetry.DefaultLimits") {
+			t.Errorf("%s reads telemetry.DefaultLimits; a backend takes the engine's limits from telemetry.Ask or the scan's Limit", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

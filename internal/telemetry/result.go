@@ -186,14 +186,17 @@ type JobResult struct {
 
 // Performance is analyze_service_performance's data.
 type Performance struct {
-	Service       string
-	SampleCount   int64
-	ErrorCount    int64
-	AverageMs     float64
-	P50Ms         float64
-	P95Ms         float64
-	P99Ms         float64
-	TopOperations []OperationStats
+	Service     string
+	SampleCount int64
+	ErrorCount  int64
+	AverageMs   float64
+	P50Ms       float64
+	P95Ms       float64
+	P99Ms       float64
+	// FirstMs and LastMs are the start times (unix ms) of the first and the last sample: the
+	// span of time that had traffic, over which throughput is a rate (R17); 0 without samples.
+	FirstMs, LastMs int64
+	TopOperations   []OperationStats
 	// KnownOperations, when an operation filter matched nothing, names the service's entry
 	// operations in the window (bounded).
 	KnownOperations []string

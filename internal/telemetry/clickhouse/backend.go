@@ -213,6 +213,10 @@ func (b *Backend) ScanFailingTraceLogs(ctx context.Context, f telemetry.FailingS
 	return b.scanLogs(ctx, telemetry.LogScan{ErrorsOnly: true, Limit: f.Limit, Fields: f.Fields}, &f.Window)
 }
 
+// maxBackendRows bounds a scan that asks for no limit (the engine always sets one): the
+// backend's own limit of telemetry.SpanScan.Limit.
+const maxBackendRows = 200_000
+
 // scanSpans is ScanSpans with spanWhere's failing condition; sparse reads the attributes of
 // root and error spans only (the other spans' are empty maps).
 func (b *Backend) scanSpans(ctx context.Context, s telemetry.SpanScan, failing *telemetry.Window, sparse bool) (telemetry.SpanBatch, error) {
@@ -221,7 +225,7 @@ func (b *Backend) scanSpans(ctx context.Context, s telemetry.SpanScan, failing *
 	}
 	limit := s.Limit
 	if limit <= 0 {
-		limit = telemetry.DefaultLimits.MaxScanRows
+		limit = maxBackendRows
 	}
 	q := &sqlText{}
 	q.w("SELECT ", spanColumns)
@@ -359,7 +363,7 @@ func (b *Backend) scanLogs(ctx context.Context, s telemetry.LogScan, failing *te
 	}
 	limit := s.Limit
 	if limit <= 0 {
-		limit = telemetry.DefaultLimits.MaxScanRows
+		limit = maxBackendRows
 	}
 	q := &sqlText{}
 	q.w("SELECT toUnixTimestamp64Nano(Timestamp), TraceId, SpanId, ServiceName, toUInt8(SeverityNumber), SeverityText, Body")

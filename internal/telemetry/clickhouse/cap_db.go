@@ -72,7 +72,8 @@ var dbStats = "toInt64(sum(n)), toInt64(sum(e)), toInt64(sum(d)), toInt64(" + ra
 // statement the two normalizations read differently) the second query maps every raw
 // operation to its operation (a bound array) and computes them per operation. No duration
 // and no span crosses the wire.
-func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *conventions.Conventions) (telemetry.DBReport, bool, error) {
+func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, ask telemetry.Ask) (telemetry.DBReport, bool, error) {
+	conv := ask.Conv
 	k := conv.DBKeys
 	if len(k.KeyPrefixes) == 0 {
 		return telemetry.DBReport{}, false, nil
@@ -215,8 +216,8 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *co
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		if len(names) > telemetry.DefaultLimits.MaxHints {
-			names = names[:telemetry.DefaultLimits.MaxHints]
+		if len(names) > ask.Limits.MaxHints {
+			names = names[:ask.Limits.MaxHints]
 		}
 		rep.KnownSystems = names
 	}

@@ -26,7 +26,8 @@ const startNs = "toUnixTimestamp64Nano(Timestamp)"
 // FindLastJob implements telemetry.JobFinder: ClickHouse finds the newest matching job span
 // and the status of the same job's execution before it (both orderings as PickLastJob's); the
 // one span found is then read whole, so its error message comes from the engine's rules.
-func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *conventions.Conventions) (telemetry.JobResult, bool, error) {
+func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, ask telemetry.Ask) (telemetry.JobResult, bool, error) {
+	conv := ask.Conv
 	if len(conv.JobKeys.IDKeys) == 0 {
 		return telemetry.JobResult{}, true, nil
 	}
@@ -56,11 +57,11 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *c
 		if q.JobID == "" && q.JobName == "" {
 			return telemetry.JobResult{}, true, nil
 		}
-		known, err := b.jobNames(ctx, q, conv)
+		known, err := b.jobNames(ctx, q, conv, ask.Limits.MaxHints)
 		return telemetry.JobResult{KnownJobs: known}, err == nil, err
 	}
 	batch, err := b.ScanSpans(ctx, telemetry.SpanScan{TraceIDs: []string{trace}, Window: q.Window,
-		Fields: telemetry.FieldAttributes | telemetry.FieldEvents, Limit: telemetry.DefaultLimits.MaxRunSpans})
+		Fields: telemetry.FieldAttributes | telemetry.FieldEvents, Limit: ask.Limits.MaxRunSpans})
 	if err != nil {
 		return telemetry.JobResult{}, false, err
 	}
@@ -88,11 +89,10 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *c
 
 // jobNames are the job names seen in the window (bounded, sorted), for a filter that matched
 // nothing.
-func (b *Backend) jobNames(ctx context.Context, q telemetry.JobQuery, conv *conventions.Conventions) ([]string, error) {
+func (b *Backend) jobNames(ctx context.Context, q telemetry.JobQuery, conv *conventions.Conventions, n int) ([]string, error) {
 	s := &sqlText{}
 	s.w("SELECT DISTINCT ", jobNameExpr(s, conv, "SpanAttributes"), " AS name")
 	b.jobWhere(s, q, conv)
-	n := telemetry.DefaultLimits.MaxHints
 	s.w(" ORDER BY name LIMIT ", strconv.Itoa(n))
 	var out []string
 	_, err := b.r.query(ctx, s, n, func(rows driver.Rows) error {

@@ -10,7 +10,6 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/runlens/runlens/internal/telemetry"
-	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 var (
@@ -69,7 +68,7 @@ func (b *Backend) entryCondition(q *sqlText, svc string, w telemetry.Window) {
 // service's entry spans (or an operation's spans) by name, with the whole set as a grouping
 // set of its own, so counts, errors, the average and nearest-rank percentiles are all
 // computed by ClickHouse.
-func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.PerformanceQuery, conv *conventions.Conventions) (telemetry.Performance, bool, error) {
+func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.PerformanceQuery, ask telemetry.Ask) (telemetry.Performance, bool, error) {
 	p := telemetry.Performance{Service: q.Service}
 	if err := b.ready(ctx); err != nil {
 		return p, false, err
@@ -78,8 +77,9 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 	run := func(entries bool) (found bool, err error) {
 		s := &sqlText{}
 		// Standard GROUPING semantics (force_grouping_standard_compatibility, on by default).
+		// The traffic span restates docs/semantics.md R17: the first and last sample's start.
 		s.w("SELECT grouping(SpanName), SpanName, count(), countIf(StatusCode = 'Error'), toUInt64(sum(Duration)), ", percentiles,
-			" FROM ", b.traces, " WHERE ")
+			", toUnixTimestamp64Milli(min(Timestamp)), toUnixTimestamp64Milli(max(Timestamp)) FROM ", b.traces, " WHERE ")
 		window(s, "Timestamp", q.Window)
 		service(s, q.Service)
 		if entries {
@@ -95,7 +95,8 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 			var name string
 			var n, errs, sum uint64
 			var qs []uint64
-			if err := rows.Scan(&total, &name, &n, &errs, &sum, &qs); err != nil {
+			var first, last int64
+			if err := rows.Scan(&total, &name, &n, &errs, &sum, &qs, &first, &last); err != nil {
 				return err
 			}
 			if n == 0 {
@@ -105,6 +106,7 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 				p.SampleCount, p.ErrorCount = int64(n), int64(errs)
 				p.AverageMs = telemetry.Ms(int64(sum / n))
 				p.P50Ms, p.P95Ms, p.P99Ms = telemetry.Ms(int64(qs[0])), telemetry.Ms(int64(qs[1])), telemetry.Ms(int64(qs[2]))
+				p.FirstMs, p.LastMs = first, last
 				return nil
 			}
 			ops = append(ops, telemetry.OperationStats{Name: name, Count: int64(n), ErrorCount: int64(errs),
@@ -127,7 +129,7 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 		if err != nil || found {
 			return p, err == nil, err
 		}
-		names, limited, err := b.entryNames(ctx, q)
+		names, limited, err := b.entryNames(ctx, q, ask.Limits.MaxHints)
 		if err != nil {
 			return p, false, err
 		}
@@ -139,16 +141,16 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 }
 
 // entryNames are the service's entry operations in the window (bounded, sorted).
-func (b *Backend) entryNames(ctx context.Context, q telemetry.PerformanceQuery) ([]string, bool, error) {
+func (b *Backend) entryNames(ctx context.Context, q telemetry.PerformanceQuery, n int) ([]string, bool, error) {
 	s := &sqlText{}
 	s.w("SELECT DISTINCT SpanName FROM ", b.traces, " WHERE ")
 	window(s, "Timestamp", q.Window)
 	service(s, q.Service)
 	s.w(" AND ")
 	b.entryCondition(s, q.Service, q.Window)
-	s.w(" ORDER BY SpanName LIMIT ", strconv.Itoa(telemetry.DefaultLimits.MaxHints))
+	s.w(" ORDER BY SpanName LIMIT ", strconv.Itoa(n))
 	var names []string
-	limited, err := b.r.query(ctx, s, telemetry.DefaultLimits.MaxHints, func(rows driver.Rows) error {
+	limited, err := b.r.query(ctx, s, n, func(rows driver.Rows) error {
 		var n string
 		if err := rows.Scan(&n); err != nil {
 			return err

@@ -122,7 +122,8 @@ func (b *Backend) filteredRuns(s *sqlText, conv *conventions.Conventions, q tele
 
 // ListRuns implements telemetry.RunLister: the page, its total and every field but the span
 // count in one query; the page's span counts in a second.
-func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *conventions.Conventions) (telemetry.RunPage, bool, error) {
+func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, ask telemetry.Ask) (telemetry.RunPage, bool, error) {
+	conv := ask.Conv
 	if err := b.ready(ctx); err != nil {
 		return telemetry.RunPage{}, false, err
 	}
@@ -291,7 +292,8 @@ func (b *Backend) newestRuns(ctx context.Context, q telemetry.RunsQuery, conv *c
 // AggregateStatus implements telemetry.StatusAggregator: spans and records per service, and
 // runs per domain, counted by ClickHouse. The error occurrences are the engine's (it fills
 // them in from Errors: docs/semantics.md R7–R12).
-func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, bool, error) {
+func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, ask telemetry.Ask) (telemetry.Status, bool, error) {
+	conv := ask.Conv
 	if err := b.ready(ctx); err != nil {
 		return telemetry.Status{}, false, err
 	}

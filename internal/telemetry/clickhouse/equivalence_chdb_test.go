@@ -22,7 +22,8 @@ import (
 // The embedded store and ClickHouse (through clickhouse-go over HTTP) hold the same data and
 // give the same answer to every telemetry question, field by field — each with its own
 // server-side capabilities, so this is where a percentile, a count or a grouping computed by
-// SQLite and by ClickHouse must agree.
+// SQLite and by ClickHouse must agree: the differential test of docs/semantics.md R17 as the
+// adapter's SQL restates it (the traffic span).
 func TestTheStoreAndClickHouseGiveTheSameAnswers(t *testing.T) {
 	e := engine(t)
 	addr := front(t, e, nil)

@@ -175,8 +175,8 @@ func TestBadAnswersGiveAClearErrorOrAnHonestAnswerAndTheBackendKeepsServing(t *t
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !run.Limited || len(run.Spans) != telemetry.DefaultLimits.MaxRunSpans {
-					t.Errorf("Run = %d spans, limited %v; want %d and limited", len(run.Spans), run.Limited, telemetry.DefaultLimits.MaxRunSpans)
+				if !run.Limited || len(run.Spans) != telemetry.DefaultLimits().MaxRunSpans {
+					t.Errorf("Run = %d spans, limited %v; want %d and limited", len(run.Spans), run.Limited, telemetry.DefaultLimits().MaxRunSpans)
 				}
 			},
 		},

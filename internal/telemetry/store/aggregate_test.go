@@ -191,7 +191,7 @@ func TestTheLiveBucketIsReadWholeOnlyWhenNothingLiesPastTheWindowsEnd(t *testing
 		if live != wantLive {
 			t.Errorf("liveSplit = %+v; the bucket ending the window read whole: %v, want %v", sp, live, wantLive)
 		}
-		st, ok, err := b.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, conv)
+		st, ok, err := b.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()})
 		if err != nil || !ok {
 			t.Fatalf("AggregateStatus: %v (handled %v)", err, ok)
 		}

@@ -23,11 +23,12 @@ const maxSeekKeys = 500
 // the operations that can make the answer get a p95, from their durations in the window, and
 // their label, statement and collection from their newest span, read with DBOperationOf as
 // SummarizeDB reads its first sample; SortDBOperations orders them.
-func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, conv *conventions.Conventions) (telemetry.DBReport, bool, error) {
+func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, ask telemetry.Ask) (telemetry.DBReport, bool, error) {
+	conv := ask.Conv
 	var rep telemetry.DBReport
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		var err error
-		rep, err = dbOperations(ctx, tx, q, conv)
+		rep, err = dbOperations(ctx, tx, q, conv, ask.Limits.MaxHints)
 		return err
 	})
 	return rep, handled, err
@@ -39,7 +40,7 @@ type dbGroup struct {
 	count, sum, errorCount int64
 }
 
-func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *conventions.Conventions) (telemetry.DBReport, error) {
+func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *conventions.Conventions, hints int) (telemetry.DBReport, error) {
 	rep := telemetry.DBReport{}
 	groups := map[string]*dbGroup{}
 	add := func(scan func(...any) error) error {
@@ -138,7 +139,7 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 	rep.Scan = windowScan(q.Window, rep.SampleCount)
 	if q.System != "" && rep.SampleCount == 0 {
 		delete(systems, "")
-		rep.KnownSystems = boundedSorted(keys(systems), telemetry.DefaultLimits.MaxHints)
+		rep.KnownSystems = boundedSorted(keys(systems), hints)
 	}
 	// The order's first key is the total time: only operations at least as long in total as
 	// the n-th longest can make the answer; they get the p95 and label the rest of it needs.

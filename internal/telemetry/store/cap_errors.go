@@ -19,7 +19,8 @@ import (
 // spans' stored occurrences, those of deferred traces computed from scans, and the lone error
 // records with the run of their trace's root — grouped by GroupOccurrences. A pinned query
 // (AsOf) computes the traces that changed after its snapshot from what it saw.
-func (b *Backend) AggregateOccurrences(ctx context.Context, q telemetry.ErrorsQuery, conv *conventions.Conventions) (telemetry.ErrorReport, bool, error) {
+func (b *Backend) AggregateOccurrences(ctx context.Context, q telemetry.ErrorsQuery, ask telemetry.Ask) (telemetry.ErrorReport, bool, error) {
+	conv := ask.Conv
 	var rep telemetry.ErrorReport
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		d, err := dirtyTraces(ctx, tx, q.AsOf)
@@ -30,7 +31,7 @@ func (b *Backend) AggregateOccurrences(ctx context.Context, q telemetry.ErrorsQu
 		if rep, done, err = groupedErrors(ctx, tx, q, conv, d); err != nil || done {
 			return err
 		}
-		list, limited, err := occurrences(ctx, tx, q, conv, d)
+		list, limited, err := occurrences(ctx, tx, q, ask, d)
 		if err != nil {
 			return err
 		}
@@ -44,7 +45,8 @@ func (b *Backend) AggregateOccurrences(ctx context.Context, q telemetry.ErrorsQu
 
 // occurrences lists the window's occurrences in an order GroupOccurrences turns into the
 // engine's answer: occurrences that tie on time, trace and origin (duplicates) in scan order.
-func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *conventions.Conventions, d dirty) ([]telemetry.Occurrence, bool, error) {
+func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, ask telemetry.Ask, d dirty) ([]telemetry.Occurrence, bool, error) {
+	conv := ask.Conv
 	// Stored occurrences of the traces the snapshot saw whole.
 	var f filter
 	f.add("IsOrigin = 1")
@@ -83,7 +85,7 @@ func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv 
 			return nil, false, fmt.Errorf("read changed traces: %w", err)
 		}
 	}
-	computed, limited, err := computedOccurrences(ctx, tx, conv, compute, q.AsOf)
+	computed, limited, err := computedOccurrences(ctx, tx, ask, compute, q.AsOf)
 	if err != nil {
 		return nil, false, err
 	}

@@ -14,17 +14,18 @@ import (
 // descending, then span id, ties in scan order) matching the query, and the next one after it
 // with the same job name, each found with an index seek for the newest start and a look at the
 // spans starting at that instant; both are read with JobFromSpan.
-func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, conv *conventions.Conventions) (telemetry.JobResult, bool, error) {
+func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, ask telemetry.Ask) (telemetry.JobResult, bool, error) {
+	conv := ask.Conv
 	var res telemetry.JobResult
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		var err error
-		res, err = lastJob(ctx, tx, q, conv)
+		res, err = lastJob(ctx, tx, q, conv, ask.Limits.MaxHints)
 		return err
 	})
 	return res, handled, err
 }
 
-func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conventions.Conventions) (telemetry.JobResult, error) {
+func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conventions.Conventions, hints int) (telemetry.JobResult, error) {
 	if len(conv.JobKeys.IDKeys) == 0 {
 		return telemetry.JobResult{}, nil
 	}
@@ -55,7 +56,7 @@ func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conven
 		if q.JobID != "" || q.JobName != "" {
 			f := jobs("", false)(lo, hi)
 			err := eachRow(ctx, tx, `SELECT DISTINCT JobName FROM `+TracesTable+f.where()+` ORDER BY JobName LIMIT ?`,
-				append(f.args, telemetry.DefaultLimits.MaxHints), func(scan func(...any) error) error {
+				append(f.args, hints), func(scan func(...any) error) error {
 					var n string
 					err := scan(&n)
 					res.KnownJobs = append(res.KnownJobs, n)

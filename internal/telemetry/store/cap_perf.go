@@ -9,17 +9,18 @@ import (
 	"slices"
 
 	"github.com/runlens/runlens/internal/telemetry"
-	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
 // AggregatePerformance implements telemetry.PerformanceAggregator: the service's entry spans
 // (IsEntry) in the window — or, with an operation, its spans of that name — read from a
 // covering index as one text of name, duration and error flag per span (passing a row per span
 // through database/sql costs several times SQLite's own work), then SummarizePerformance.
-func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.PerformanceQuery, conv *conventions.Conventions) (telemetry.Performance, bool, error) {
+func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.PerformanceQuery, ask telemetry.Ask) (telemetry.Performance, bool, error) {
+	conv := ask.Conv
 	var p telemetry.Performance
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		var samples, entries []telemetry.SpanRow
+		var span, entrySpan traffic
 		var err error
 		if q.Operation == "" {
 			var done bool
@@ -28,26 +29,27 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 			}
 		}
 		if q.Operation != "" {
-			if samples, err = performanceSamples(ctx, tx, q, false); err != nil {
+			if samples, span, err = performanceSamples(ctx, tx, q, false); err != nil {
 				return err
 			}
 		}
 		if q.Operation == "" || len(samples) == 0 {
-			if entries, err = performanceSamples(ctx, tx, q, true); err != nil {
+			if entries, entrySpan, err = performanceSamples(ctx, tx, q, true); err != nil {
 				return err
 			}
 			if q.Operation == "" {
-				samples = entries
+				samples, span = entries, entrySpan
 			}
 		}
 		p = telemetry.SummarizePerformance(q, samples)
+		p.FirstMs, p.LastMs = span.ms()
 		p.Scan = windowScan(q.Window, int64(len(samples)+len(entries)))
 		if q.Operation != "" && len(samples) == 0 {
 			names := map[string]bool{}
 			for _, s := range entries {
 				names[s.Name] = true
 			}
-			p.KnownOperations = boundedSorted(keys(names), telemetry.DefaultLimits.MaxHints)
+			p.KnownOperations = boundedSorted(keys(names), ask.Limits.MaxHints)
 		}
 		return nil
 	})
@@ -138,6 +140,11 @@ func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.Performanc
 	if p.SampleCount <= sketchExactMax {
 		return telemetry.Performance{}, false, nil
 	}
+	span, err := entryTraffic(ctx, tx, q)
+	if err != nil {
+		return telemetry.Performance{}, false, err
+	}
+	p.FirstMs, p.LastMs = span.ms()
 	p.Scan = windowScan(q.Window, p.SampleCount)
 	p.AverageMs = telemetry.Ms(sum / p.SampleCount)
 	p.P50Ms, p.P95Ms, p.P99Ms = telemetry.Ms(all.quantile(0.5)), telemetry.Ms(all.quantile(0.95)), telemetry.Ms(all.quantile(0.99))
@@ -145,9 +152,33 @@ func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.Performanc
 	return p, true, nil
 }
 
+// traffic is the start times (ns) of the first and the last sample: the span of time over which
+// throughput is a rate (restates docs/semantics.md R17: SummarizePerformance takes them from
+// the samples, which the store reads without their start times).
+type traffic struct{ first, last int64 }
+
+// ms is the span in unix milliseconds, as telemetry.Performance holds it.
+func (t traffic) ms() (int64, int64) { return t.first / 1e6, t.last / 1e6 }
+
+// entryTraffic is the traffic span of the service's entry spans in the window: two probes of the
+// entry index, which is ordered by service and start time.
+func entryTraffic(ctx context.Context, tx *sql.Tx, q telemetry.PerformanceQuery) (traffic, error) {
+	var f filter
+	f.add("IsEntry = 1")
+	f.service("ServiceName", q.Service)
+	f.window(q.Window)
+	from := ` FROM ` + TracesTable + ` INDEXED BY otel_traces_entries` + f.where()
+	var t traffic
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT MIN(Timestamp)`+from+`), 0), COALESCE((SELECT MAX(Timestamp)`+from+`), 0)`,
+		append(slices.Clip(f.args), f.args...)...).Scan(&t.first, &t.last); err != nil {
+		return traffic{}, fmt.Errorf("read the traffic span: %w", err)
+	}
+	return t, nil
+}
+
 // performanceSamples reads the service's entry spans in the window (entries), or its spans
-// named q.Operation: name, duration and status only.
-func performanceSamples(ctx context.Context, tx *sql.Tx, q telemetry.PerformanceQuery, entries bool) ([]telemetry.SpanRow, error) {
+// named q.Operation: name, duration and status only, and the span of their start times.
+func performanceSamples(ctx context.Context, tx *sql.Tx, q telemetry.PerformanceQuery, entries bool) ([]telemetry.SpanRow, traffic, error) {
 	var f filter
 	index := "otel_traces_service"
 	if entries {
@@ -162,16 +193,17 @@ func performanceSamples(ctx context.Context, tx *sql.Tx, q telemetry.Performance
 	from := ` FROM ` + TracesTable + ` INDEXED BY ` + index + f.where()
 	var n int
 	var text string
-	err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(group_concat(SpanName || char(31) || Duration || char(31) || IsError,
-		char(30)), '')`+from, f.args...).Scan(&n, &text)
+	var t traffic
+	err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MIN(Timestamp), 0), COALESCE(MAX(Timestamp), 0),
+		COALESCE(group_concat(SpanName || char(31) || Duration || char(31) || IsError, char(30)), '')`+from, f.args...).Scan(&n, &t.first, &t.last, &text)
 	if err != nil {
-		return nil, fmt.Errorf("read service spans: %w", err)
+		return nil, traffic{}, fmt.Errorf("read service spans: %w", err)
 	}
 	out, err := parseSamples(text, n)
 	if errors.Is(err, errSeparatorInName) {
-		return samplesByRow(ctx, tx, from, f.args)
+		out, err = samplesByRow(ctx, tx, from, f.args)
 	}
-	return out, err
+	return out, t, err
 }
 
 // parseSamples reads performanceSamples' text of n records.

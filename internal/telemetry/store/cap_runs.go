@@ -17,7 +17,8 @@ import (
 // page one ordered walk — in SortRuns' order, ties in scan order; the page's runs are read off
 // their roots with RunFromRoot. A pinned query (AsOf) computes the status of the runs whose
 // trace changed after its snapshot from the error spans it saw.
-func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, conv *conventions.Conventions) (telemetry.RunPage, bool, error) {
+func (b *Backend) ListRuns(ctx context.Context, q telemetry.RunsQuery, ask telemetry.Ask) (telemetry.RunPage, bool, error) {
+	conv := ask.Conv
 	var page telemetry.RunPage
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		var err error
@@ -262,7 +263,8 @@ func traceCounts(ctx context.Context, q queryer, traces []string, asOf int64) (m
 
 // ResolveRun implements telemetry.RunResolver: the newest root whose execution id is id,
 // through the index of run ids.
-func (b *Backend) ResolveRun(ctx context.Context, id string, conv *conventions.Conventions) (string, bool, error) {
+func (b *Backend) ResolveRun(ctx context.Context, id string, ask telemetry.Ask) (string, bool, error) {
+	conv := ask.Conv
 	var trace string
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		if len(conv.ExecutionIDKeys) == 0 || id == "" {

@@ -15,11 +15,12 @@ import (
 // occurrences add the activity rollup's whole buckets to counts of the partial buckets at the
 // window's edges (origin spans and lone error records through their partial indexes), plus the
 // occurrences of deferred traces; run counts per domain come from the run rollup likewise.
-func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, bool, error) {
+func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, ask telemetry.Ask) (telemetry.Status, bool, error) {
+	conv := ask.Conv
 	var st telemetry.Status
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		var err error
-		st, err = status(ctx, tx, q, conv)
+		st, err = status(ctx, tx, q, ask)
 		return err
 	})
 	return st, handled, err
@@ -33,7 +34,8 @@ type serviceTally struct {
 	spanBkt, logBkt     int64 // newest whole bucket holding rows; -1 when none
 }
 
-func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Status, error) {
+func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, ask telemetry.Ask) (telemetry.Status, error) {
+	conv := ask.Conv
 	st := telemetry.Status{}
 	sp, err := liveSplit(ctx, tx, q.Window)
 	if err != nil {
@@ -162,7 +164,7 @@ func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, conv *conv
 	if err != nil {
 		return st, err
 	}
-	occ, limited, err := computedOccurrences(ctx, tx, conv, deferred, 0)
+	occ, limited, err := computedOccurrences(ctx, tx, ask, deferred, 0)
 	if err != nil {
 		return st, err
 	}

@@ -131,9 +131,9 @@ func dirtyTraces(ctx context.Context, q queryer, asOf int64) (dirty, error) {
 // computedOccurrences are the occurrences of traces computed as the engine does, from scans
 // of every span and error record of each (as of asOf): for the deferred traces and the dirty
 // ones. limited is true when a trace passed the engine's row limit.
-func computedOccurrences(ctx context.Context, q queryer, conv *conventions.Conventions, traces []string, asOf int64) (
+func computedOccurrences(ctx context.Context, q queryer, ask telemetry.Ask, traces []string, asOf int64) (
 	out []telemetry.Occurrence, limited bool, err error) {
-	budget := telemetry.DefaultLimits.MaxScanRows
+	conv, budget := ask.Conv, ask.Limits.MaxScanRows
 	for _, t := range traces {
 		spans, err := scanSpans(ctx, q, &telemetry.SpanScan{TraceIDs: []string{t}, AsOf: asOf, Limit: budget,
 			Fields: telemetry.FieldAttributes | telemetry.FieldEvents})

@@ -92,13 +92,14 @@ func (src sources) capabilitiesHandle(t *testing.T, conv *conventions.Convention
 	b := src.backend
 	var handled [7]bool
 	var errs [7]error
-	_, handled[0], errs[0] = b.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, conv)
-	_, handled[1], errs[1] = b.ListRuns(ctx, telemetry.RunsQuery{Window: w}, conv)
-	_, handled[2], errs[2] = b.AggregateOccurrences(ctx, telemetry.ErrorsQuery{Window: w}, conv)
-	_, handled[3], errs[3] = b.FindLastJob(ctx, telemetry.JobQuery{Window: w}, conv)
-	_, handled[4], errs[4] = b.AggregatePerformance(ctx, telemetry.PerformanceQuery{Window: w, Service: "checkout"}, conv)
-	_, handled[5], errs[5] = b.AggregateDB(ctx, telemetry.DBQuery{Window: w}, conv)
-	_, handled[6], errs[6] = b.ResolveRun(ctx, "run-1", conv)
+	ask := telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()}
+	_, handled[0], errs[0] = b.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, ask)
+	_, handled[1], errs[1] = b.ListRuns(ctx, telemetry.RunsQuery{Window: w}, ask)
+	_, handled[2], errs[2] = b.AggregateOccurrences(ctx, telemetry.ErrorsQuery{Window: w}, ask)
+	_, handled[3], errs[3] = b.FindLastJob(ctx, telemetry.JobQuery{Window: w}, ask)
+	_, handled[4], errs[4] = b.AggregatePerformance(ctx, telemetry.PerformanceQuery{Window: w, Service: "checkout"}, ask)
+	_, handled[5], errs[5] = b.AggregateDB(ctx, telemetry.DBQuery{Window: w}, ask)
+	_, handled[6], errs[6] = b.ResolveRun(ctx, "run-1", ask)
 	for i := range handled {
 		if errs[i] != nil || !handled[i] {
 			t.Errorf("capability %d: handled %v, error %v; want it to answer", i, handled[i], errs[i])
@@ -224,9 +225,9 @@ func mustPreset(t testing.TB, name string) *conventions.Conventions {
 }
 
 // TestTheStoreAnswersLikeTheEngineOverMemoryOnRandomData is the differential test of
-// docs/semantics.md R7, R8, R12 as the store restates them (its stored origins, its SQL of the
-// runs' verdicts and entry services): on random telemetry, every answer equals the engine's
-// over memory.
+// docs/semantics.md R7, R8, R12, R17 as the store restates them (its stored origins, its SQL of
+// the runs' verdicts and entry services, its traffic span): on random telemetry, every answer
+// equals the engine's over memory.
 func TestTheStoreAnswersLikeTheEngineOverMemoryOnRandomData(t *testing.T) {
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	cases := []struct {
@@ -252,4 +253,30 @@ func TestTheStoreAnswersLikeTheEngineOverMemoryOnRandomData(t *testing.T) {
 			src.compareAll(t, conv, windows, runIDsOf(t, src.mem, windows[0]))
 		})
 	}
+}
+
+// TestTheStoreTakesTheEnginesLimits runs the questions whose answers list known names with an
+// engine limited to one hint: the capabilities cut them where the engine over memory does,
+// because they take the limits the engine hands them (telemetry.Ask), not its defaults.
+func TestTheStoreTakesTheEnginesLimits(t *testing.T) {
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	conv := mustPreset(t, "otel")
+	src := loadSources(t, conv, newRandomTelemetry(1, scaled(300), now, 3*time.Hour))
+	few := telemetry.Limits{MaxHints: 1}
+	src.caps, src.scans, src.mem = src.caps.WithLimits(few), src.scans.WithLimits(few), src.mem.WithLimits(few)
+	ctx := context.Background()
+	w := windowsAround(now, 3*time.Hour)[0]
+	perf, err := src.caps.ServicePerformance(ctx, telemetry.PerformanceQuery{Window: w, Service: "checkout", Operation: "nope"})
+	if err != nil || len(perf.KnownOperations) != 1 {
+		t.Fatalf("known operations %q (%v), want one: the engine's hint limit", perf.KnownOperations, err)
+	}
+	src.sameAnswers(t, "ServicePerformance of an unknown operation", func(s telemetry.Source) (any, error) {
+		return s.ServicePerformance(ctx, telemetry.PerformanceQuery{Window: w, Service: "checkout", Operation: "nope"})
+	})
+	src.sameAnswers(t, "DBOperations of an unknown system", func(s telemetry.Source) (any, error) {
+		return s.DBOperations(ctx, telemetry.DBQuery{Window: w, System: "oracle"})
+	})
+	src.sameAnswers(t, "LastJob of an unknown job", func(s telemetry.Source) (any, error) {
+		return s.LastJob(ctx, telemetry.JobQuery{Window: w, JobName: "nope"})
+	})
 }

@@ -183,10 +183,10 @@ func TestOtherConventionsAreDeclinedThenRecomputedInTheBackground(t *testing.T) 
 	defer reader.Close()
 	src := sourcesOver(reader, mirrorOf(t, reader), netscript)
 	w := telemetry.Window{StartMs: now.Add(-4 * time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
-	if _, handled, err := src.backend.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, netscript); handled || err != nil {
+	if _, handled, err := src.backend.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, telemetry.Ask{Conv: netscript, Limits: telemetry.DefaultLimits()}); handled || err != nil {
 		t.Fatalf("the status capability answered with conventions the columns were not computed with (%v)", err)
 	}
-	if _, handled, err := src.backend.ListRuns(ctx, telemetry.RunsQuery{Window: w}, netscript); handled || err != nil {
+	if _, handled, err := src.backend.ListRuns(ctx, telemetry.RunsQuery{Window: w}, telemetry.Ask{Conv: netscript, Limits: telemetry.DefaultLimits()}); handled || err != nil {
 		t.Fatalf("the run capability answered with conventions the columns were not computed with (%v)", err)
 	}
 	src.sameAnswers(t, "Runs before the recomputation", func(s telemetry.Source) (any, error) {

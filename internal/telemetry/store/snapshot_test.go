@@ -49,7 +49,7 @@ func TestAPinnedQueryIgnoresWhatArrivedAfterItsSnapshot(t *testing.T) {
 			} {
 				name := fmt.Sprintf("Runs window %d %+v", wi, q)
 				src.sameAnswers(t, name, func(s telemetry.Source) (any, error) { return s.Runs(ctx, q) })
-				page, _, err := src.backend.ListRuns(ctx, q, conv)
+				page, _, err := src.backend.ListRuns(ctx, q, telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -63,7 +63,7 @@ func TestAPinnedQueryIgnoresWhatArrivedAfterItsSnapshot(t *testing.T) {
 				q := telemetry.ErrorsQuery{Window: w, Service: svc, AsOf: snap.AsOf}
 				name := fmt.Sprintf("Errors window %d %+v", wi, q)
 				src.sameAnswers(t, name, func(s telemetry.Source) (any, error) { return s.Errors(ctx, q) })
-				rep, handled, err := src.backend.AggregateOccurrences(ctx, q, conv)
+				rep, handled, err := src.backend.AggregateOccurrences(ctx, q, telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()})
 				if err != nil || !handled {
 					t.Fatalf("%s: handled %v, %v; the capability must answer pinned queries", name, handled, err)
 				}
