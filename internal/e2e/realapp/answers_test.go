@@ -156,6 +156,9 @@ type performance struct {
 	P50DurationMs     float64          `json:"p50DurationMs"`
 	P95DurationMs     float64          `json:"p95DurationMs"`
 	P99DurationMs     float64          `json:"p99DurationMs"`
+	ThroughputPerMin  float64          `json:"throughputPerMinute"`
+	TrafficFrom       *int64           `json:"trafficFromUnixMs"`
+	TrafficTo         *int64           `json:"trafficToUnixMs"`
 	TopOperations     []operationStats `json:"topOperations"`
 	Scan              scan             `json:"scan"`
 }

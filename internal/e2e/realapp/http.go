@@ -168,7 +168,9 @@ type served struct {
 	clientParent trace.SpanID
 	chain        []string
 	inner, outer time.Duration
-	err          error
+	// began is when the outer timer started: the server span started at or after it.
+	began time.Time
+	err   error
 }
 
 type servedKey struct{}
@@ -203,8 +205,8 @@ func serveApp(p *process, rt *routes, h appHandler, done func(r *http.Request, s
 		otelhttp.WithTracerProvider(p.tp), otelhttp.WithMeterProvider(noop.NewMeterProvider()),
 		otelhttp.WithPropagators(propagator), otelhttp.WithSpanNameFormatter(rt.spanName))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s := &served{}
 		start := time.Now()
+		s := &served{began: start}
 		otel.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), servedKey{}, s)))
 		s.outer = time.Since(start)
 		done(r, s)

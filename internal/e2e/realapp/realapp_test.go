@@ -436,6 +436,7 @@ func checkShopPerformance(t *testing.T, tl tools, tr *realapp.Truth) {
 	}
 	lo, hi := tr.AverageBracket()
 	inBracket(t, "averageDurationMs", got.AverageDurationMs, lo, hi)
+	checkThroughput(t, got, tr)
 	routes := tr.Routes()
 	for route, s := range routes {
 		i := slices.IndexFunc(got.TopOperations, func(o operationStats) bool { return o.Name == route })
@@ -446,6 +447,27 @@ func checkShopPerformance(t *testing.T, tl tools, tr *realapp.Truth) {
 		if o := got.TopOperations[i]; o.Count != s.Count || o.ErrorCount != s.Errors {
 			t.Errorf("operation %s: count %d, errors %d; want %d, %d", route, o.Count, o.ErrorCount, s.Count, s.Errors)
 		}
+	}
+}
+
+// checkThroughput holds throughput to the span the shop had traffic (docs/semantics.md R17):
+// stated by the first and last request's start, and the requests per minute over it, counted
+// as a minute at least — not over the hour the question covers.
+func checkThroughput(t *testing.T, got performance, tr *realapp.Truth) {
+	t.Helper()
+	first, last := tr.TrafficBracket()
+	if got.TrafficFrom == nil || got.TrafficTo == nil {
+		t.Fatalf("no traffic span stated: %+v", got)
+	}
+	if from := *got.TrafficFrom; from < first[0] || from > first[1] {
+		t.Errorf("trafficFromUnixMs = %d, want the first request's start within [%d, %d]", from, first[0], first[1])
+	}
+	if to := *got.TrafficTo; to < last[0] || to > last[1] {
+		t.Errorf("trafficToUnixMs = %d, want the last request's start within [%d, %d]", to, last[0], last[1])
+	}
+	minutes := max(float64(*got.TrafficTo-*got.TrafficFrom)/60000, 1)
+	if want := math.Round(float64(got.SampleCount)/minutes*1e4) / 1e4; math.Abs(got.ThroughputPerMin-want) > 1e-4 {
+		t.Errorf("throughputPerMinute = %v, want %v: %d requests over %.3f min of traffic", got.ThroughputPerMin, want, got.SampleCount, minutes)
 	}
 }
 

@@ -58,6 +58,8 @@ type Request struct {
 	Failure Kind
 	// Inner and Outer bracket the shop's server span: Inner ≤ span duration ≤ Outer.
 	Inner, Outer time.Duration
+	// Began is when the outer timer started: the server span started within [Began, Began+Outer].
+	Began time.Time
 }
 
 // Failure is one failure as the code that raised it counted it.
@@ -206,6 +208,19 @@ func (t *Truth) Bracket(p float64) (lo, hi time.Duration) {
 		inner[i], outer[i] = r.Inner, r.Outer
 	}
 	return nearestRank(inner, p), nearestRank(outer, p)
+}
+
+// TrafficBracket is where the first and the last server span of the shop started: the first
+// in [first.lo, first.hi], the last in [last.lo, last.hi] (unix ms, widened to whole ms).
+func (t *Truth) TrafficBracket() (first, last [2]int64) {
+	first = [2]int64{math.MaxInt64, math.MaxInt64}
+	last = [2]int64{math.MinInt64, math.MinInt64}
+	for _, r := range t.Requests {
+		lo, hi := r.Began.UnixMilli(), r.Began.Add(r.Outer).UnixMilli()+1
+		first = [2]int64{min(first[0], lo), min(first[1], hi)}
+		last = [2]int64{max(last[0], lo), max(last[1], hi)}
+	}
+	return first, last
 }
 
 // AverageBracket is the range of the mean server-span duration.
@@ -392,7 +407,7 @@ func (l *ledger) finish(t *tally) *Truth {
 			tr.problems = append(tr.problems, fmt.Sprintf("%s answered %d with trace id %q that the shop never served", r.Route, r.Status, r.TraceID))
 			continue
 		}
-		r.Inner, r.Outer, r.Failure = s.inner, s.outer, failed[r.TraceID]
+		r.Inner, r.Outer, r.Began, r.Failure = s.inner, s.outer, s.began, failed[r.TraceID]
 		tr.Requests = append(tr.Requests, r)
 	}
 	tr.CriticalPaths = map[string][]string{}
