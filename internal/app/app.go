@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/commands"
 	"github.com/runlens/runlens/internal/config"
@@ -221,7 +223,7 @@ func (a *App) telemetrySource() telemetry.Source {
 			if err != nil {
 				return nil, err
 			}
-			return telemetry.NewEngine(store.NewBackend(st), conv), nil
+			return engine.New(store.NewBackend(st), conv), nil
 		}, info: telemetry.SourceInfo{Kind: "embedded"}}
 	case config.SourceClickHouse:
 		return a.clickhouseSource()
@@ -238,7 +240,7 @@ func (a *App) telemetrySource() telemetry.Source {
 			if err != nil {
 				return nil, err
 			}
-			return telemetry.NewEngine(b, conv), nil
+			return engine.New(b, conv), nil
 		}, info: telemetry.SourceInfo{Kind: jaeger.Kind, Endpoint: endpoint, Note: jaeger.Note}}
 	default:
 		return unsupportedSource(telemetry.SourceInfo{Kind: string(src.Kind), Endpoint: src.Endpoint})

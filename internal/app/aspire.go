@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/aspire"
 )
@@ -34,6 +36,6 @@ func (a *App) aspireSource() telemetry.Source {
 		if err != nil {
 			return nil, err
 		}
-		return telemetry.NewEngine(aspire.New(o), conv), nil
+		return engine.New(aspire.New(o), conv), nil
 	}, info: info}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/doctor"
 	"github.com/runlens/runlens/internal/telemetry"
@@ -25,7 +27,7 @@ func (a *App) clickhouseSource() telemetry.Source {
 		if err != nil {
 			return nil, err
 		}
-		return telemetry.NewEngine(b, conv), nil
+		return engine.New(b, conv), nil
 	}, info: telemetry.SourceInfo{Kind: "clickhouse", Endpoint: tel.Source.String()}}
 }
 

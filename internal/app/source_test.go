@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/memory"
 )
@@ -33,7 +35,7 @@ func TestALazySourceOpensOnFirstUseAndRetriesAFailedOpen(t *testing.T) {
 		if opens++; opens == 1 {
 			return nil, errors.New("no store yet")
 		}
-		return telemetry.NewEngine(&memory.Backend{}, nil), nil
+		return engine.New(&memory.Backend{}, nil), nil
 	}}
 	if opens != 0 {
 		t.Fatal("opened before the first question")

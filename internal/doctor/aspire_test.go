@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry/aspire"
 	"github.com/runlens/runlens/internal/telemetry/aspire/aspiretest"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
@@ -42,7 +43,7 @@ func TestTheSourceFamilyOfAnAspireDashboard(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: c.endpoint, APIKey: c.key, Timeout: 2 * time.Second}), d.Conventions)
+			src := engine.New(aspire.New(aspire.Options{Endpoint: c.endpoint, APIKey: c.key, Timeout: 2 * time.Second}), d.Conventions)
 			rep := Run(context.Background(), Families(Deps{Telemetry: src, Now: func() time.Time { return now }}, ""), FamilySource)
 			fr := rep.Families[0]
 			if fr.Status != c.want || len(fr.Checks) == 0 {

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry/jaeger"
 )
 
@@ -59,7 +60,7 @@ func TestSourceFamilyOverJaeger(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := Deps{Telemetry: telemetry.NewEngine(b, nil), Now: time.Now, ReceiverAddr: "127.0.0.1:4318"}
+			d := Deps{Telemetry: engine.New(b, nil), Now: time.Now, ReceiverAddr: "127.0.0.1:4318"}
 			rep := Run(context.Background(), Families(d, ""), FamilySource)
 			if rep.Status != tt.wantStatus {
 				t.Fatalf("status = %s, want %s (%+v)", rep.Status, tt.wantStatus, rep.Families[0].Checks)

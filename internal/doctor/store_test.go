@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -43,7 +45,7 @@ func source(spans []spanSpec, errorLogTraces []byte) telemetry.Source {
 	b := &memory.Backend{}
 	b.AddTraces(td)
 	b.AddLogs(ld)
-	return telemetry.NewEngine(b, nil)
+	return engine.New(b, nil)
 }
 
 // payloads renders spans and error logs (one per trace byte) as OTLP.

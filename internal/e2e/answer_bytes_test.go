@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/e2e/corpus/captured"
 	"github.com/runlens/runlens/internal/flows"
@@ -53,7 +55,7 @@ func TestStandardAnswersKeepTheirSize(t *testing.T) {
 		m := &memory.Backend{}
 		m.AddSpans(c.Spans...)
 		m.AddLogRows(c.Logs...)
-		f := flows.New(flows.Deps{Telemetry: telemetry.NewEngine(describedEmbedded{m}, nil), Now: func() time.Time { return now.Add(time.Second) }})
+		f := flows.New(flows.Deps{Telemetry: engine.New(describedEmbedded{m}, nil), Now: func() time.Time { return now.Add(time.Second) }})
 		got[app] = standardAnswerBytes(t, server.New(server.Options{Flows: f}))
 	}
 	raw, err := json.MarshalIndent(got, "", "  ")

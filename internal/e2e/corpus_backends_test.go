@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/e2e/corpus/captured"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/aspire"
@@ -51,7 +53,7 @@ func TestEveryBackendHoldsTheCorpusTruth(t *testing.T) {
 					if _, rejected, err := st.IngestLogs(ctx, logs); err != nil || rejected != 0 {
 						t.Fatalf("ingest logs: %d rejected, %v", rejected, err)
 					}
-					return store.NewQuerier(st, nil)
+					return engine.New(store.NewBackend(st), nil)
 				}},
 				{"embedded store, scans only", func(t *testing.T) telemetry.Source {
 					st := openStore(t)
@@ -61,19 +63,19 @@ func TestEveryBackendHoldsTheCorpusTruth(t *testing.T) {
 					if _, _, err := st.IngestLogs(ctx, logs); err != nil {
 						t.Fatal(err)
 					}
-					return store.NewQuerier(st, nil).ScansOnly()
+					return engine.New(store.NewBackend(st), nil).ScansOnly()
 				}},
 				{"memory", func(t *testing.T) telemetry.Source {
 					m := &memory.Backend{}
 					m.AddSpans(c.Spans...)
 					m.AddLogRows(c.Logs...)
-					return telemetry.NewEngine(m, nil)
+					return engine.New(m, nil)
 				}},
 				{"aspire dashboard", func(t *testing.T) telemetry.Source {
 					srv := aspiretest.New(aspiretest.Options{})
 					t.Cleanup(srv.Close)
 					srv.Load(traces, logs)
-					return telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: srv.URL}), nil)
+					return engine.New(aspire.New(aspire.Options{Endpoint: srv.URL}), nil)
 				}},
 				{"jaeger", func(t *testing.T) telemetry.Source {
 					srv := jaegertest.Start(t, jaegertest.Options{NoSelfTracing: true}) // its own spans are no run of the app
@@ -92,7 +94,7 @@ func TestEveryBackendHoldsTheCorpusTruth(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					return telemetry.NewEngine(b, nil)
+					return engine.New(b, nil)
 				}},
 			} {
 				t.Run(b.name, func(t *testing.T) {

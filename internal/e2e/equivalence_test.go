@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/flows"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
 	"github.com/runlens/runlens/internal/telemetry/store"
@@ -34,7 +36,7 @@ func TestEveryWayOfSendingTelemetryGivesTheSameAnswers(t *testing.T) {
 				t.Run(w.name, func(t *testing.T) {
 					st := w.load(t, d)
 					f := flows.New(flows.Deps{
-						Telemetry: store.NewQuerier(st, d.Conventions),
+						Telemetry: engine.New(store.NewBackend(st), d.Conventions),
 						Now:       func() time.Time { return d.Now },
 					})
 					checkKnownAnswers(t, d, f)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/flows"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
@@ -120,7 +122,7 @@ func openJaeger(t *testing.T, d *fixture.Dataset) telemetry.Source {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return telemetry.NewEngine(b, d.Conventions)
+	return engine.New(b, d.Conventions)
 }
 
 // What the fixture's logs add to the embedded store's answers is only ever in
@@ -134,8 +136,8 @@ func TestWhatLogsAddToTheAnswersIsOnlyInTheLogOnlyFields(t *testing.T) {
 			}
 			calls := telemetryCalls(d)
 			clock := func() time.Time { return d.Now }
-			tracesOnly := ask(t, flows.New(flows.Deps{Telemetry: store.NewQuerier(loadTracesOnly(t, d), d.Conventions), Now: clock}), calls)
-			withLogs := ask(t, flows.New(flows.Deps{Telemetry: store.NewQuerier(loadDirect(t, d), d.Conventions), Now: clock}), calls)
+			tracesOnly := ask(t, flows.New(flows.Deps{Telemetry: engine.New(store.NewBackend(loadTracesOnly(t, d)), d.Conventions), Now: clock}), calls)
+			withLogs := ask(t, flows.New(flows.Deps{Telemetry: engine.New(store.NewBackend(loadDirect(t, d)), d.Conventions), Now: clock}), calls)
 			var logsOnly []string
 			for _, x := range logsOnlyFields {
 				logsOnly = append(logsOnly, x.pointer)

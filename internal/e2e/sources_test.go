@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/flows"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/aspire"
@@ -36,7 +38,7 @@ var sourceFields = map[string]string{
 // sources lists the reference first: every other source's answers are compared with its own.
 var sources = []source{
 	{name: "embedded store", open: func(t *testing.T, d *fixture.Dataset) telemetry.Source {
-		return store.NewQuerier(loadDirect(t, d), d.Conventions)
+		return engine.New(store.NewBackend(loadDirect(t, d)), d.Conventions)
 	}},
 	{name: "aspire dashboard", open: openAspire, differs: sourceFields},
 	{name: "jaeger", open: openJaeger, differs: jaegerFields, tracesOnly: true},
@@ -49,7 +51,7 @@ func openAspire(t *testing.T, d *fixture.Dataset) telemetry.Source {
 	srv := aspiretest.New(aspiretest.Options{APIKey: key})
 	t.Cleanup(srv.Close)
 	srv.Load(d.Traces, d.Logs)
-	return telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: key}), d.Conventions)
+	return engine.New(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: key}), d.Conventions)
 }
 
 func TestEverySourceGivesTheSameAnswers(t *testing.T) {
@@ -68,7 +70,7 @@ func TestEverySourceGivesTheSameAnswers(t *testing.T) {
 					known, base, refName := d, ref, sources[0].name
 					if s.tracesOnly {
 						known, refName = d.WithoutLogs(), sources[0].name+" holding the same traces"
-						base = ask(t, flows.New(flows.Deps{Telemetry: store.NewQuerier(loadTracesOnly(t, d), d.Conventions), Now: clock}), calls)
+						base = ask(t, flows.New(flows.Deps{Telemetry: engine.New(store.NewBackend(loadTracesOnly(t, d)), d.Conventions), Now: clock}), calls)
 					}
 					checkKnownAnswers(t, known, f)
 					got := ask(t, f, calls)

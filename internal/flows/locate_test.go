@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/memory"
@@ -45,7 +47,7 @@ func TestFailuresAreLocatedInTheWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := New(Deps{Telemetry: telemetry.NewEngine(b, nil), Now: func() time.Time { return now },
+	f := New(Deps{Telemetry: engine.New(b, nil), Now: func() time.Time { return now },
 		Stacks: func(context.Context) *stack.Project { return proj }})
 	ctx := context.Background()
 	errs, err := f.GetRecentErrors(ctx, defaults(gen.GetRecentErrorsInput{}))

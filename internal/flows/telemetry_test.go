@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/telemetry"
@@ -32,7 +34,7 @@ func telemetryFlows(t *testing.T) (*Flows, *fixture.Dataset, *memory.Backend) {
 	b := &memory.Backend{}
 	b.AddTraces(d.Traces)
 	b.AddLogs(d.Logs)
-	f := New(Deps{Telemetry: telemetry.NewEngine(b, d.Conventions), Now: func() time.Time { return fixtureNow }})
+	f := New(Deps{Telemetry: engine.New(b, d.Conventions), Now: func() time.Time { return fixtureNow }})
 	return f, d, b
 }
 
@@ -393,7 +395,7 @@ func TestGetRunOfAHugeTraceReportsTheTrueTotal(t *testing.T) {
 			Name: "row", Kind: telemetry.KindInternal, Service: "batch", StartNs: start + int64(i), DurationNs: 1000, StatusCode: telemetry.CodeUnset})
 	}
 	b.AddSpans(rows...)
-	f := New(Deps{Telemetry: telemetry.NewEngine(b, nil), Now: func() time.Time { return fixtureNow }})
+	f := New(Deps{Telemetry: engine.New(b, nil), Now: func() time.Time { return fixtureNow }})
 	out, err := f.GetRun(context.Background(), defaults(gen.GetRunInput{ID: trace}))
 	if err != nil {
 		t.Fatal(err)

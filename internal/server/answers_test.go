@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/flows"
 	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/telemetry"
@@ -30,7 +32,7 @@ func fixtureServer(t *testing.T, preset string) (*Handler, *fixture.Dataset) {
 	b := &memory.Backend{}
 	b.AddTraces(d.Traces)
 	b.AddLogs(d.Logs)
-	f := flows.New(flows.Deps{Telemetry: telemetry.NewEngine(embeddedKind{b}, d.Conventions), Now: func() time.Time { return answersNow }})
+	f := flows.New(flows.Deps{Telemetry: engine.New(embeddedKind{b}, d.Conventions), Now: func() time.Time { return answersNow }})
 	return New(Options{Flows: f}), d
 }
 
@@ -304,7 +306,7 @@ func TestFullDetailHoldsMoreThanStandard(t *testing.T) {
 		b.AddSpans(telemetry.SpanRow{TraceID: fmt.Sprintf("%032x", i+1), SpanID: fmt.Sprintf("%016x", i+1), Name: "GET /",
 			Kind: telemetry.KindServer, Service: fmt.Sprintf("svc-%02d", i), StartNs: start, DurationNs: 1e6, StatusCode: telemetry.CodeUnset})
 	}
-	f := flows.New(flows.Deps{Telemetry: telemetry.NewEngine(embeddedKind{b}, nil), Now: func() time.Time { return answersNow }})
+	f := flows.New(flows.Deps{Telemetry: engine.New(embeddedKind{b}, nil), Now: func() time.Time { return answersNow }})
 	h = New(Options{Flows: f})
 	std, _ := callJSON(t, h, "get_app_status", `{}`)
 	full, _ := callJSON(t, h, "get_app_status", `{"detail":"full"}`)

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -208,7 +210,7 @@ func runServer(t *testing.T, edit func(td ptrace.Traces, ld plog.Logs, root, chi
 			t.Fatal(err)
 		}
 	}
-	f := flows.New(flows.Deps{Telemetry: store.NewQuerier(st, conv)})
+	f := flows.New(flows.Deps{Telemetry: engine.New(store.NewBackend(st), conv)})
 	return New(Options{Flows: f}), traceID.String()
 }
 

@@ -26,24 +26,24 @@ func schemaDefault[T any, P interface {
 	return field(&in)
 }
 
-// withDefaults returns q with a zero Limit set to DefaultRunsLimit.
-func (q RunsQuery) withDefaults() RunsQuery {
+// WithDefaults returns q with a zero Limit set to DefaultRunsLimit.
+func (q RunsQuery) WithDefaults() RunsQuery {
 	if q.Limit == 0 {
 		q.Limit = DefaultRunsLimit
 	}
 	return q
 }
 
-// withDefaults returns q with a zero TopN set to DefaultPerformanceTopN.
-func (q PerformanceQuery) withDefaults() PerformanceQuery {
+// WithDefaults returns q with a zero TopN set to DefaultPerformanceTopN.
+func (q PerformanceQuery) WithDefaults() PerformanceQuery {
 	if q.TopN == 0 {
 		q.TopN = DefaultPerformanceTopN
 	}
 	return q
 }
 
-// withDefaults returns q with a zero TopN set to DefaultDBTopN.
-func (q DBQuery) withDefaults() DBQuery {
+// WithDefaults returns q with a zero TopN set to DefaultDBTopN.
+func (q DBQuery) WithDefaults() DBQuery {
 	if q.TopN == 0 {
 		q.TopN = DefaultDBTopN
 	}

@@ -3,6 +3,10 @@
 // bounded, windowed, filtered answers with the aggregates already computed; each adapter does as
 // much as its backend can server-side and sets Scan.Limited when it had to stop early, so the
 // tools can say honestly what their statistics cover.
+//
+// The package holds the vocabulary (rows, queries, results, the Backend port and its
+// capabilities) and the pure rules of docs/semantics.md; the Engine that composes answers from
+// them lives in package engine. Backends import this package only.
 package telemetry
 
 import (

@@ -40,9 +40,9 @@ func (e *UnknownNameError) Error() string {
 	return fmt.Sprintf("no %s is named %q", e.Arg, e.Name)
 }
 
-// checkDomain returns an *UnknownNameError when domain is set and not one of the
+// CheckDomain returns an *UnknownNameError when domain is set and not one of the
 // conventions' domains (docs/semantics.md R6).
-func checkDomain(domain string, names []string) error {
+func CheckDomain(domain string, names []string) error {
 	if domain == "" || slices.Contains(names, domain) {
 		return nil
 	}

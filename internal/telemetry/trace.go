@@ -492,8 +492,8 @@ func TraceOccurrences(conv *conventions.Conventions, spans []SpanRow, logs []Log
 	return out
 }
 
-// stackOf is the first exception stack among a span's events, "" when none.
-func stackOf(events []SpanEvent) string {
+// StackOf is the first exception stack among a span's events, "" when none.
+func StackOf(events []SpanEvent) string {
 	for _, e := range events {
 		if e.Name == "exception" && e.Attributes["exception.stacktrace"] != "" {
 			return e.Attributes["exception.stacktrace"]
@@ -508,7 +508,7 @@ func stackOf(events []SpanEvent) string {
 // whose status stays unset), else an error log of those spans that wrote one, else any error
 // log of the trace that did. "" when nothing did.
 func CauseStack(spans []SpanRow, logs []LogRow, origin int) string {
-	if st := stackOf(spans[origin].Events); st != "" {
+	if st := StackOf(spans[origin].Events); st != "" {
 		return st
 	}
 	byID := make(map[string]int, len(spans))
@@ -528,7 +528,7 @@ func CauseStack(spans []SpanRow, logs []LogRow, origin int) string {
 			break
 		}
 		related[spans[p].SpanID] = true
-		if st := stackOf(spans[p].Events); st != "" {
+		if st := StackOf(spans[p].Events); st != "" {
 			return st
 		}
 		cur = p
@@ -543,7 +543,7 @@ func CauseStack(spans []SpanRow, logs []LogRow, origin int) string {
 		}
 		related[spans[i].SpanID] = true
 		if below == "" {
-			below = stackOf(spans[i].Events)
+			below = StackOf(spans[i].Events)
 		}
 		queue = append(queue, children[spans[i].SpanID]...)
 	}

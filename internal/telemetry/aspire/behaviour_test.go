@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -92,7 +94,7 @@ func TestAuthentication(t *testing.T) {
 			srv.Load(d.Traces, d.Logs)
 			b := aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: c.key, Token: c.token, TokenEnv: "DASH_TOKEN",
 				Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-			src := telemetry.NewEngine(b, d.Conventions)
+			src := engine.New(b, d.Conventions)
 			answers := everyTool(toolsOver(src), d.Runs[0].ID)
 			for tool, a := range answers {
 				if c.wantRefused != strings.HasPrefix(a, "error ") {
@@ -186,7 +188,7 @@ func TestBadAnswersAreClearErrorsAndTheNextCallSucceeds(t *testing.T) {
 			if c.wantText == slowText {
 				timeout = 2 * time.Second
 			}
-			src := telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: testKey, MaxBytes: 4 << 20, Timeout: timeout}), d.Conventions)
+			src := engine.New(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: testKey, MaxBytes: 4 << 20, Timeout: timeout}), d.Conventions)
 			f := toolsOver(src)
 			srv.SetFault(c.fault)
 			_, err := f.ListRuns(context.Background(), defaults(gen.ListRunsInput{Window: "1d"}))
@@ -233,7 +235,7 @@ func TestATraceOfFiftyThousandSpansIsABoundedHonestAnswer(t *testing.T) {
 	srv := aspiretest.New(aspiretest.Options{})
 	defer srv.Close()
 	srv.Load(td, plog.NewLogs())
-	f := toolsOver(telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: srv.URL}), nil))
+	f := toolsOver(engine.New(aspire.New(aspire.Options{Endpoint: srv.URL}), nil))
 	ctx := context.Background()
 	run, err := f.GetRun(ctx, defaults(gen.GetRunInput{ID: trace.String()}))
 	if err != nil {
@@ -281,7 +283,7 @@ func TestADiscoveredPortFallsBackToHTTPSWithTheDevelopmentCertificate(t *testing
 		t.Run(c.name, func(t *testing.T) {
 			b := aspire.New(aspire.Options{Endpoint: "http://127.0.0.1:" + port, Fallback: "https://127.0.0.1:" + port,
 				APIKey: testKey, TrustDevCerts: true, DevCertDirs: c.dirs})
-			info := telemetry.NewEngine(b, d.Conventions).Describe(context.Background())
+			info := engine.New(b, d.Conventions).Describe(context.Background())
 			if info.Reachable != c.wantOK {
 				t.Fatalf("reachable %v (%v), want %v", info.Reachable, info.Problem, c.wantOK)
 			}
@@ -301,7 +303,7 @@ func TestEachToolCallCostsTheDashboardAtMostTwoQueries(t *testing.T) {
 	d := dataset(t)
 	clock := now
 	b := func(srv *aspiretest.Server) telemetry.Source {
-		return telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: testKey, Now: func() time.Time { return clock }}), d.Conventions)
+		return engine.New(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: testKey, Now: func() time.Time { return clock }}), d.Conventions)
 	}
 	srv := aspiretest.New(aspiretest.Options{APIKey: testKey})
 	defer srv.Close()

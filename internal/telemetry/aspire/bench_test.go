@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/gen"
-	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/aspire"
 	"github.com/runlens/runlens/internal/telemetry/aspire/aspiretest"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
@@ -38,7 +39,7 @@ func TestAspireLatencyReport(t *testing.T) {
 		last = d
 	}
 	clock := now
-	src := telemetry.NewEngine(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: testKey, Now: func() time.Time { return clock }}), last.Conventions)
+	src := engine.New(aspire.New(aspire.Options{Endpoint: srv.URL, APIKey: testKey, Now: func() time.Time { return clock }}), last.Conventions)
 	f := toolsOver(src)
 	ctx := context.Background()
 	calls := []struct {

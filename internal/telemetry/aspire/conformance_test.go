@@ -3,6 +3,8 @@ package aspire_test
 import (
 	"testing"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/aspire"
 	"github.com/runlens/runlens/internal/telemetry/aspire/aspiretest"
@@ -21,7 +23,7 @@ func serve(t *testing.T, d *fixture.Dataset, o aspire.Options) (*aspiretest.Serv
 	if o.APIKey == "" && o.Token == "" {
 		o.APIKey = testKey
 	}
-	return srv, telemetry.NewEngine(aspire.New(o), d.Conventions)
+	return srv, engine.New(aspire.New(o), d.Conventions)
 }
 
 const (

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse/chfront"
@@ -20,7 +22,7 @@ import (
 // A query over the read limit answers from what it read and says so: Scan.Limited, never an
 // error the agent cannot act on.
 func TestAQueryOverItsRowLimitAnswersLimited(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	d, err := fixture.New(fixture.Options{Preset: "otel", Now: telemetrytest.Now, Seed: 1})
 	if err != nil {
@@ -30,8 +32,8 @@ func TestAQueryOverItsRowLimitAnswersLimited(t *testing.T) {
 	load(t, e, tb, d)
 	ctx := context.Background()
 	w := telemetrytest.Last(24 * time.Hour)
-	full := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
-	tiny := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{MaxRowsToRead: 5}), d.Conventions)
+	full := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
+	tiny := engine.New(open(t, addr, tb.Database, clickhouse.Options{MaxRowsToRead: 5}), d.Conventions)
 
 	all, err := full.Backend().ScanSpans(ctx, telemetry.SpanScan{Window: w})
 	if err != nil || all.Limited || len(all.Spans) < 10 {
@@ -62,7 +64,7 @@ func TestAQueryOverItsRowLimitAnswersLimited(t *testing.T) {
 // Every failure of the source says what is wrong and how to fix it (the tools' error and the
 // doctor's fix), without the server's own text or a secret, and the right password answers.
 func TestBadSourcesAreToolErrorsWithAFix(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	tb := freshTables(t, e)
 	wrong := freshTables(t, e)
 	if err := e.Exec("DROP TABLE `"+wrong.Database+"`.otel_traces_trace_id_ts_mv", "DROP TABLE `"+wrong.Database+"`.otel_traces",
@@ -109,7 +111,7 @@ func TestBadSourcesAreToolErrorsWithAFix(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.Close()
-			eng := telemetry.NewEngine(b, nil)
+			eng := engine.New(b, nil)
 			_, err = eng.Runs(ctx, telemetry.RunsQuery{Window: telemetrytest.Last(time.Hour)})
 			var se *telemetry.SourceError
 			if !errors.As(err, &se) {
@@ -135,7 +137,7 @@ func TestBadSourcesAreToolErrorsWithAFix(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer b.Close()
-		if _, err := telemetry.NewEngine(b, nil).Runs(ctx, telemetry.RunsQuery{Window: telemetrytest.Last(time.Hour)}); err != nil {
+		if _, err := engine.New(b, nil).Runs(ctx, telemetry.RunsQuery{Window: telemetrytest.Last(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -72,7 +74,7 @@ FROM (SELECT number, intDiv(number * %[4]d, %[5]d) AS tr, concat('svc-', toStrin
 // in RUNLENS_B10_SPANS (default 1000000,3000000; logs are a fifth), and prints a table per
 // size. Run it once: go test -tags chdb -run '^$' -bench B10 -benchtime 1x.
 func BenchmarkB10(b *testing.B) {
-	e := engine(b)
+	e := chdbEngine(b)
 	prof := &profile{on: os.Getenv("RUNLENS_B10_PROFILE") != ""}
 	addr := front(b, e, &chfront.Front{Timed: prof.add})
 	sizes := []int64{1_000_000, 3_000_000}
@@ -115,14 +117,14 @@ func BenchmarkB10(b *testing.B) {
 		// chDB runs one query at a time, so the queries one answer sends at once wait in the
 		// HTTP interface for each other; the client's read timeout (MaxExecutionTime plus the
 		// dial timeout) must cover that queue at 10M spans on a loaded machine.
-		src := telemetry.NewEngine(open(b, addr, tb.Database, clickhouse.Options{MaxExecutionTime: 300 * time.Second}), nil)
+		src := engine.New(open(b, addr, tb.Database, clickhouse.Options{MaxExecutionTime: 300 * time.Second}), nil)
 		ctx := context.Background()
 		// At the sizes in RUNLENS_B10_STORE_SPANS (default 1000000), the same spans and records
 		// are copied into an embedded store, and each call is made on both, interleaved.
 		var local telemetry.Source
 		if storeSizes[n] {
 			t0 := time.Now()
-			local = store.NewQuerier(copyToStore(b, e, tb, int(max(n/100_000, 1))), nil)
+			local = engine.New(store.NewBackend(copyToStore(b, e, tb, int(max(n/100_000, 1)))), nil)
 			b.Logf("copied %d spans into the embedded store in %s", n, time.Since(t0).Round(time.Second))
 		}
 		var rows strings.Builder

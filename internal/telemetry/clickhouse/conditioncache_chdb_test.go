@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
 )
@@ -22,7 +24,7 @@ import (
 // filter ran over an empty set; the adapter's queries nest that filter in others, and this
 // sequence, among many granules, holds them to the right answers.
 func TestAnAnswerDoesNotDependOnTheQueriesBeforeIt(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	tb := freshTables(t, e)
 	now := time.Now().Truncate(time.Second)
@@ -50,7 +52,7 @@ func TestAnAnswerDoesNotDependOnTheQueriesBeforeIt(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	eng := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil)
+	eng := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), nil)
 	ctx := context.Background()
 	status := func(d time.Duration) telemetry.Status {
 		t.Helper()

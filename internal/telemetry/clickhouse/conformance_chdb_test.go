@@ -5,6 +5,8 @@ package clickhouse_test
 import (
 	"testing"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
@@ -15,7 +17,7 @@ import (
 // through clickhouse-go over HTTP — gives the fixture's answers, with its capabilities and
 // from scans alone.
 func TestTheEngineOverClickHouseConforms(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	for _, mode := range []struct {
 		name  string
@@ -25,7 +27,7 @@ func TestTheEngineOverClickHouseConforms(t *testing.T) {
 			telemetrytest.Run(t, func(t *testing.T, d *fixture.Dataset) telemetry.Source {
 				tb := freshTables(t, e)
 				load(t, e, tb, d)
-				eng := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
+				eng := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
 				if mode.scans {
 					return eng.ScansOnly()
 				}

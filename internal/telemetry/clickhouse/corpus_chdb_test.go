@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/e2e/corpus/captured"
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
@@ -20,7 +22,7 @@ import (
 // differential test of docs/semantics.md R5 as the adapter's SQL restates it (which runs
 // failed), besides the conformance suite's.
 func TestTheCorpusTruthOnClickHouse(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	for _, app := range []string{"goapp", "node"} {
 		t.Run(app, func(t *testing.T) {
@@ -35,7 +37,7 @@ func TestTheCorpusTruthOnClickHouse(t *testing.T) {
 			if err := e.LoadLogs(tb, c.Logs); err != nil {
 				t.Fatal(err)
 			}
-			eng := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil)
+			eng := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), nil)
 			for name, src := range map[string]telemetry.Source{"push-down": eng, "scans only": eng.ScansOnly()} {
 				if bad := captured.Check(context.Background(), src, c); len(bad) > 0 {
 					t.Errorf("ClickHouse (%s) disagrees with %s's truth:\n  %s", name, app, strings.Join(bad, "\n  "))

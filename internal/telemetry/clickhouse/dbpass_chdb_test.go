@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -22,7 +24,7 @@ import (
 // comments, which the conventions keep); the answers are the engine's own from the spans
 // either way.
 func TestDatabaseOperationsTakeOneQueryWhenClickHouseGroupsStatementsAsTheConventionsDo(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr, sent := countingFront(t, e)
 	now := time.Now().Truncate(time.Second)
 	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
@@ -67,7 +69,7 @@ func TestDatabaseOperationsTakeOneQueryWhenClickHouseGroupsStatementsAsTheConven
 			if err := e.LoadSpans(tb, dbSpans(now, c.stmts, 600)); err != nil {
 				t.Fatal(err)
 			}
-			eng := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), c.conv)
+			eng := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), c.conv)
 			ctx := context.Background()
 			if _, err := eng.DBOperations(ctx, telemetry.DBQuery{Window: w}); err != nil { // the schema check, once
 				t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 // The doctor's checks of the source say which part is wrong: the exporter's tables pass and
 // are recognised by release; the JSON-typed variant and missing tables fail with a fix.
 func TestTheDoctorSaysWhichPartOfTheSourceIsWrong(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	good := freshTables(t, e)
 	jsonTyped := freshTables(t, e)

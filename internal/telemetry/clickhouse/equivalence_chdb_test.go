@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -25,7 +27,7 @@ import (
 // SQLite and by ClickHouse must agree: the differential test of docs/semantics.md R17 as the
 // adapter's SQL restates it (the traffic span).
 func TestTheStoreAndClickHouseGiveTheSameAnswers(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -50,7 +52,7 @@ func TestTheStoreAndClickHouseGiveTheSameAnswers(t *testing.T) {
 			}
 			tb := freshTables(t, e)
 			load(t, e, tb, d)
-			sources := [2]telemetry.Source{store.NewQuerier(st, d.Conventions), telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)}
+			sources := [2]telemetry.Source{engine.New(store.NewBackend(st), d.Conventions), engine.New(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)}
 			same := func(what string, ask func(s telemetry.Source) (any, error)) {
 				t.Helper()
 				want, err := ask(sources[0])

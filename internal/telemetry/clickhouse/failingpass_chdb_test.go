@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -20,7 +22,7 @@ import (
 // the lists take one per 500 traces; and, when the one pass is cut by the row limit, the same
 // answer as the lists give under that limit.
 func TestFailingTracesAreReadInOnePass(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr, sent := countingFront(t, e)
 	tb := freshTables(t, e)
 	end := time.Now().Truncate(time.Minute)
@@ -33,7 +35,7 @@ func TestFailingTracesAreReadInOnePass(t *testing.T) {
 	w := telemetry.Window{StartMs: end.Add(-25 * time.Hour).UnixMilli(), EndMs: end.Add(time.Minute).UnixMilli()}
 	same := []cmp.Option{cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")}
 
-	errorsOf := func(t *testing.T, eng *telemetry.Engine) (telemetry.ErrorReport, int64) {
+	errorsOf := func(t *testing.T, eng *engine.Engine) (telemetry.ErrorReport, int64) {
 		t.Helper()
 		sent.Store(0)
 		rep, err := eng.Errors(ctx, telemetry.ErrorsQuery{Window: w})
@@ -42,7 +44,7 @@ func TestFailingTracesAreReadInOnePass(t *testing.T) {
 		}
 		return rep, sent.Load()
 	}
-	eng := telemetry.NewEngine(b, nil)
+	eng := engine.New(b, nil)
 	got, onePass := errorsOf(t, eng)
 	want, lists := errorsOf(t, eng.ScansOnly())
 	if diff := cmp.Diff(want, got, same...); diff != "" {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -24,7 +26,7 @@ import (
 // keeps them (the lookup table knows its whole time), and without the lookup table the same
 // answer comes from the whole table.
 func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	tb := freshTables(t, e)
 	now := telemetrytest.Now
@@ -80,7 +82,7 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 	ctx := context.Background()
 	errorsOf := func(o clickhouse.Options) telemetry.ErrorReport {
 		t.Helper()
-		r, err := telemetry.NewEngine(open(t, addr, tb.Database, o), nil).Errors(ctx, telemetry.ErrorsQuery{Window: w})
+		r, err := engine.New(open(t, addr, tb.Database, o), nil).Errors(ctx, telemetry.ErrorsQuery{Window: w})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +103,7 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 	// The runs of the hour: their error spans are counted within the time their traces span.
 	failedRuns := func(o clickhouse.Options) telemetry.RunPage {
 		t.Helper()
-		r, err := telemetry.NewEngine(open(t, addr, tb.Database, o), nil).Runs(ctx, telemetry.RunsQuery{Window: w, Status: telemetry.StatusError, Limit: 1})
+		r, err := engine.New(open(t, addr, tb.Database, o), nil).Runs(ctx, telemetry.RunsQuery{Window: w, Status: telemetry.StatusError, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +137,7 @@ func TestAFailingTracesSpansAreReadWithinTheTimeTheyLieIn(t *testing.T) {
 // before the window under a failing trace's origin still gives the occurrence its message,
 // alone in the records table or beside records of the window (the table then spans both).
 func TestAFailingTracesRecordsAreFoldedWhereverTheyLie(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	tb := freshTables(t, e)
 	now := telemetrytest.Now
@@ -152,7 +154,7 @@ func TestAFailingTracesRecordsAreFoldedWhereverTheyLie(t *testing.T) {
 	}
 	errorsOf := func() telemetry.ErrorReport {
 		t.Helper()
-		r, err := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil).Errors(context.Background(), telemetry.ErrorsQuery{Window: w})
+		r, err := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), nil).Errors(context.Background(), telemetry.ErrorsQuery{Window: w})
 		if err != nil {
 			t.Fatal(err)
 		}

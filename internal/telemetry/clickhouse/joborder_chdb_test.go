@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
@@ -17,7 +19,7 @@ import (
 // in one millisecond, whose span ids rise with them, the last is the newest and the previous the
 // one before it.
 func TestClickHouseNamesTheNewestJobRunWithinOneMillisecond(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	tb := freshTables(t, e)
 	base := telemetrytest.Now.Add(-time.Hour)
@@ -37,7 +39,7 @@ func TestClickHouseNamesTheNewestJobRunWithinOneMillisecond(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), conv)
+	src := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), conv)
 	w := telemetrytest.Last(24 * time.Hour)
 	got, err := src.LastJob(context.Background(), telemetry.JobQuery{Window: w, JobName: "nightly-export"})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -18,7 +20,7 @@ import (
 // get_run narrows its trace scans with the exporter's trace-id lookup table, and still finds
 // every span of a trace the lookup table has lost (a shorter TTL, a table created later).
 func TestARunIsFoundWithAndWithoutTheLookupTable(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	d, err := fixture.New(fixture.Options{Preset: "otel", Now: telemetrytest.Now, Seed: 3})
 	if err != nil {
@@ -29,7 +31,7 @@ func TestARunIsFoundWithAndWithoutTheLookupTable(t *testing.T) {
 	ctx := context.Background()
 	ids := []string{d.Runs[0].TraceID, d.Runs[len(d.Runs)/2].TraceID, d.Runs[len(d.Runs)-1].TraceID}
 	read := func() []telemetry.Run {
-		src := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
+		src := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
 		var out []telemetry.Run
 		for _, id := range ids {
 			r, err := src.Run(ctx, telemetry.RunQuery{ID: id})

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/clickhouse"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
@@ -19,7 +21,7 @@ import (
 // hours before the window and one whose root was exported two days before both keep their
 // run, and the root's record gives each failure its message.
 func TestAFailingTracesRootAndRecordsAreFoundWhereverTheyLie(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	tb := freshTables(t, e)
 	now := telemetrytest.Now
@@ -54,7 +56,7 @@ func TestAFailingTracesRootAndRecordsAreFoundWhereverTheyLie(t *testing.T) {
 	hour := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
 	groups := func() map[string]telemetry.ErrorGroup {
 		t.Helper()
-		r, err := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil).Errors(context.Background(), telemetry.ErrorsQuery{Window: hour})
+		r, err := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), nil).Errors(context.Background(), telemetry.ErrorsQuery{Window: hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +90,7 @@ func TestAFailingTracesRootAndRecordsAreFoundWhereverTheyLie(t *testing.T) {
 // its root of two days before, so the batch's row starts then — is read across the table: its
 // failure keeps its run and message, narrowed or not.
 func TestATraceTheLookupKnowsOnlyOutsideTheReachIsReadAcrossTheTable(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	tb := freshTables(t, e)
 	now := telemetrytest.Now
@@ -103,7 +105,7 @@ func TestATraceTheLookupKnowsOnlyOutsideTheReachIsReadAcrossTheTable(t *testing.
 	hour := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
 	for _, narrowFrom := range []uint64{1, 1 << 62} {
 		clickhouse.SetNarrowMinSpans(t, narrowFrom)
-		r, err := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil).Errors(context.Background(), telemetry.ErrorsQuery{Window: hour})
+		r, err := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), nil).Errors(context.Background(), telemetry.ErrorsQuery{Window: hour})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ func quantileRows(t failer, e *chfront.Engine, sql string) map[int64][]int64 {
 // for sizes of a million and more around the multiples where ceil and floor part, and for
 // drawn groups with repeated values.
 func TestTheQuantileFunctionIsTheNearestRank(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	f := clickhouse.NearestRank("v", rankPercentiles...)
 	check := func(t failer, n int64, got []int64, want func(i int, p float64) int64) {
 		t.Helper()

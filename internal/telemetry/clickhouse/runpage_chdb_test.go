@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -22,7 +24,7 @@ import (
 // take the places of other runs among those candidates, the page is computed over every run
 // of the window instead, and the answer is the same either way.
 func TestAnUnfilteredPageOfRunsIsReadFromTheNewestRootsAndSurvivesCopies(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr, sent := countingFront(t, e)
 	d, err := fixture.New(fixture.Options{Preset: "otel", Now: telemetrytest.Now, Seed: 5})
 	if err != nil {
@@ -30,7 +32,7 @@ func TestAnUnfilteredPageOfRunsIsReadFromTheNewestRootsAndSurvivesCopies(t *test
 	}
 	tb := freshTables(t, e)
 	load(t, e, tb, d)
-	src := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
+	src := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
 	ctx := context.Background()
 	queries := func() []telemetry.RunsQuery {
 		var qs []telemetry.RunsQuery
@@ -94,7 +96,7 @@ func TestAnUnfilteredPageOfRunsIsReadFromTheNewestRootsAndSurvivesCopies(t *test
 // check in the same statement finds none, and with them dropped when it finds some: the
 // answer is the same either way.
 func TestTheStatusCountsEachRunOnceWhenItsRootWasSentAgain(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	d, err := fixture.New(fixture.Options{Preset: "otel", Now: telemetrytest.Now, Seed: 6})
 	if err != nil {
@@ -102,7 +104,7 @@ func TestTheStatusCountsEachRunOnceWhenItsRootWasSentAgain(t *testing.T) {
 	}
 	tb := freshTables(t, e)
 	load(t, e, tb, d)
-	src := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
+	src := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), d.Conventions)
 	ctx := context.Background()
 	check := func(stage string) {
 		t.Helper()

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -22,7 +24,7 @@ import (
 // them, and a record of the service in a trace that failed through another service is no
 // occurrence of its own.
 func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
-	e := engine(t)
+	e := chdbEngine(t)
 	addr := front(t, e, nil)
 	tb := freshTables(t, e)
 	now := time.Now().Truncate(time.Second)
@@ -69,7 +71,7 @@ func TestAServiceIsAskedAboutThroughItsOwnFailingTraces(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	eng := telemetry.NewEngine(open(t, addr, tb.Database, clickhouse.Options{}), nil)
+	eng := engine.New(open(t, addr, tb.Database, clickhouse.Options{}), nil)
 	ctx := context.Background()
 	w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.Add(time.Second).UnixMilli()}
 	errorsOf := func(svc string) telemetry.ErrorReport {

@@ -19,9 +19,9 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/flatten"
 )
 
-// engine is the process's chDB; a missing library fails the test (under the chdb tag the
+// chdbEngine is the process's chDB; a missing library fails the test (under the chdb tag the
 // library is required: chdb-go has loaded it already).
-func engine(t testing.TB) *chfront.Engine {
+func chdbEngine(t testing.TB) *chfront.Engine {
 	t.Helper()
 	if err := chfront.Available(); err != nil {
 		t.Fatal(err)

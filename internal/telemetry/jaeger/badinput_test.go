@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -146,7 +148,7 @@ func TestBadAnswersGiveAClearErrorOrAnHonestAnswerAndTheBackendKeepsServing(t *t
 		// wantErr is a substring of the error; empty when the answer must succeed.
 		wantErr string
 		// check inspects a successful answer.
-		check func(t *testing.T, e *telemetry.Engine)
+		check func(t *testing.T, e *engine.Engine)
 		// big lifts the body limit to its default and the timeout to a minute.
 		big bool
 	}{
@@ -158,7 +160,7 @@ func TestBadAnswersGiveAClearErrorOrAnHonestAnswerAndTheBackendKeepsServing(t *t
 		{name: "a slow answer times out as the source not answering", mode: "slow", wantErr: "timed out"},
 		{
 			name: "a 10 MB answer is not read past the limit and the search says it is limited", mode: "huge",
-			check: func(t *testing.T, e *telemetry.Engine) {
+			check: func(t *testing.T, e *engine.Engine) {
 				st, err := e.Status(context.Background(), telemetry.StatusQuery{Window: w})
 				if err != nil {
 					t.Fatal(err)
@@ -170,7 +172,7 @@ func TestBadAnswersGiveAClearErrorOrAnHonestAnswerAndTheBackendKeepsServing(t *t
 		},
 		{
 			name: "a trace of 50,000 spans is cut at the run's span limit and says so", mode: "50k", big: true,
-			check: func(t *testing.T, e *telemetry.Engine) {
+			check: func(t *testing.T, e *engine.Engine) {
 				run, err := e.Run(context.Background(), telemetry.RunQuery{ID: fakeTrace})
 				if err != nil {
 					t.Fatal(err)
@@ -197,7 +199,7 @@ func TestBadAnswersGiveAClearErrorOrAnHonestAnswerAndTheBackendKeepsServing(t *t
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := telemetry.NewEngine(b, nil)
+			e := engine.New(b, nil)
 			f.mode.Store(tt.mode)
 			if tt.check != nil {
 				tt.check(t, e)

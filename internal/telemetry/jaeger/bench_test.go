@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -123,7 +125,7 @@ func TestJaegerReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f = flows.New(flows.Deps{Telemetry: telemetry.NewEngine(b, nil)})
+		f = flows.New(flows.Deps{Telemetry: engine.New(b, nil)})
 	}
 	calls := []struct {
 		name string

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
 	"github.com/runlens/runlens/internal/telemetry/jaeger"
@@ -63,12 +65,12 @@ func fixtureSpans(ctx context.Context, b *jaeger.Backend) (int, error) {
 func TestTheEngineOverJaegerConforms(t *testing.T) {
 	telemetrytest.Run(t, func(t *testing.T, d *fixture.Dataset) telemetry.Source {
 		_, b := load(t, d, jaeger.Options{}, jaegertest.Options{NoSelfTracing: true})
-		return telemetry.NewEngine(b, d.Conventions)
+		return engine.New(b, d.Conventions)
 	}, telemetrytest.Options{NoLogs: true})
 	t.Run("with Jaeger tracing itself", func(t *testing.T) {
 		telemetrytest.Run(t, func(t *testing.T, d *fixture.Dataset) telemetry.Source {
 			_, b := load(t, d, jaeger.Options{})
-			return telemetry.NewEngine(b, d.Conventions)
+			return engine.New(b, d.Conventions)
 		}, telemetrytest.Options{NoLogs: true, Presets: []string{"otel"}, Seeds: []uint64{1}})
 	})
 }
@@ -78,7 +80,7 @@ func TestTheEngineOverJaegerConforms(t *testing.T) {
 func TestTheEngineOverJaegerConformsWhenSearchesComeBackFull(t *testing.T) {
 	telemetrytest.Run(t, func(t *testing.T, d *fixture.Dataset) telemetry.Source {
 		_, b := load(t, d, jaeger.Options{TracesPerSearch: 8, MaxRequests: 10_000}, jaegertest.Options{NoSelfTracing: true})
-		return telemetry.NewEngine(b, d.Conventions)
+		return engine.New(b, d.Conventions)
 	}, telemetrytest.Options{NoLogs: true, Presets: []string{"otel"}, Seeds: []uint64{1}})
 }
 

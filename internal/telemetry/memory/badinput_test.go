@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 	"github.com/runlens/runlens/internal/telemetry/memory"
@@ -144,7 +146,7 @@ func TestBadInputGivesSensibleAnswers(t *testing.T) {
 			b := &memory.Backend{}
 			b.AddSpans(tt.spans...)
 			b.AddLogRows(tt.logs...)
-			e := telemetry.NewEngine(b, nil)
+			e := engine.New(b, nil)
 			ctx := context.Background()
 			st, err := e.Status(ctx, telemetry.StatusQuery{Window: w})
 			if err != nil {
@@ -210,7 +212,7 @@ func TestAServiceWithoutRunsSaysWhereItsRunsEntered(t *testing.T) {
 			telemetry.SpanRow{TraceID: trace, SpanID: "a", Name: "GET /", Kind: telemetry.KindServer, Service: entry, StartNs: at, DurationNs: 10},
 			telemetry.SpanRow{TraceID: trace, SpanID: "b", ParentSpanID: "a", Name: "validate", Kind: telemetry.KindServer, Service: "legacy", StartNs: at, DurationNs: 5})
 	}
-	e := telemetry.NewEngine(b, nil)
+	e := engine.New(b, nil)
 	for svc, want := range map[string][]string{"legacy": {"admin", "front"}, "front": nil, "nobody": nil} {
 		p, err := e.Runs(context.Background(), telemetry.RunsQuery{Window: w, Service: svc, Limit: 10})
 		if err != nil {
@@ -238,7 +240,7 @@ func TestSpansThatLookLikeDatabaseCallsAreNamed(t *testing.T) {
 		telemetry.SpanRow{TraceID: "t3", SpanID: "a", Name: "GET", Kind: telemetry.KindClient, Service: "reports", StartNs: at, DurationNs: 10,
 			Attributes: conventions.Attributes{"http.request.method": "GET", "peer.service": "billing"}},
 	)
-	e := telemetry.NewEngine(b, nil)
+	e := engine.New(b, nil)
 	ctx := context.Background()
 	in, err := e.Instrumentation(ctx, telemetry.InstrumentationQuery{Window: w, NowMs: w.EndMs})
 	if err != nil {

@@ -3,6 +3,8 @@ package memory_test
 import (
 	"testing"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
 	"github.com/runlens/runlens/internal/telemetry/memory"
@@ -18,7 +20,7 @@ func TestTheEngineOverMemoryConforms(t *testing.T) {
 			t.Fatalf("%d spans rejected", rejected)
 		}
 		b.AddLogs(d.Logs)
-		return telemetry.NewEngine(b, d.Conventions)
+		return engine.New(b, d.Conventions)
 	}, telemetrytest.Options{})
 }
 
@@ -30,6 +32,6 @@ func TestTheEngineOverMemoryWithTracesOnlyGivesTheNoLogsAnswers(t *testing.T) {
 		if rejected := b.AddTraces(d.Traces); rejected != 0 {
 			t.Fatalf("%d spans rejected", rejected)
 		}
-		return telemetry.NewEngine(b, d.Conventions)
+		return engine.New(b, d.Conventions)
 	}, telemetrytest.Options{NoLogs: true})
 }

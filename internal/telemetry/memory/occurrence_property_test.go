@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"pgregory.net/rapid"
 
 	"github.com/runlens/runlens/internal/telemetry"
@@ -90,7 +92,7 @@ func TestErrorCountsAreTheNumberOfFailuresWhateverTheNesting(t *testing.T) {
 			}
 			b.AddSpans(rows...)
 		}
-		e := telemetry.NewEngine(b, nil)
+		e := engine.New(b, nil)
 		w := telemetry.Window{StartMs: now.Add(-time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
 		st, err := e.Status(context.Background(), telemetry.StatusQuery{Window: w})
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 
 // Backend is the store as a telemetry.Backend: bounded scans in SQL with every filter pushed
 // down, and the capabilities (capabilities.go) that answer the tools from the derived columns,
-// indexes and rollups. It holds no semantics: the engine over it (NewQuerier) decides what a
+// indexes and rollups. It holds no semantics: the engine over it (engine.New) decides what a
 // run, an occurrence or an entry span is, and the derived columns are what the engine's own
 // functions computed at ingest.
 type Backend struct {
@@ -28,13 +28,6 @@ var _ telemetry.Backend = (*Backend)(nil)
 
 // NewBackend returns the store as a telemetry backend.
 func NewBackend(s *Store) *Backend { return &Backend{s: s} }
-
-// NewQuerier returns the telemetry engine over the store, with conv (the otel preset when nil).
-// The store should have been opened with the same conventions: otherwise the capabilities
-// decline until a writable Open recomputed the derived columns, and the engine scans.
-func NewQuerier(s *Store, conv *conventions.Conventions) *telemetry.Engine {
-	return telemetry.NewEngine(NewBackend(s), conv)
-}
 
 // maxBackendRows bounds a scan that asks for no limit (the engine always sets one).
 const maxBackendRows = 1_000_000

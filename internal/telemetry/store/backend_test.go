@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -102,7 +104,7 @@ func TestATraceLookupCountsTheWholeTraceWhileReadingOnlyItsCap(t *testing.T) {
 		t.Fatalf("read %d spans, limited %v, matched %d; want 50, true and every span of the trace (%d)", len(batch.Spans),
 			batch.Limited, batch.Matched, spans)
 	}
-	run, err := NewQuerier(s, nil).Run(ctx, telemetry.RunQuery{ID: hexID(big), MaxSpans: 50})
+	run, err := engine.New(NewBackend(s), nil).Run(ctx, telemetry.RunQuery{ID: hexID(big), MaxSpans: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 	rep.Scan = windowScan(q.Window, rep.SampleCount)
 	if q.System != "" && rep.SampleCount == 0 {
 		delete(systems, "")
-		rep.KnownSystems = boundedSorted(keys(systems), hints)
+		rep.KnownSystems = telemetry.BoundedSorted(telemetry.Keys(systems), hints)
 	}
 	// The order's first key is the total time: only operations at least as long in total as
 	// the n-th longest can make the answer; they get the p95 and label the rest of it needs.

@@ -49,7 +49,7 @@ func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.Performa
 			for _, s := range entries {
 				names[s.Name] = true
 			}
-			p.KnownOperations = boundedSorted(keys(names), ask.Limits.MaxHints)
+			p.KnownOperations = telemetry.BoundedSorted(telemetry.Keys(names), ask.Limits.MaxHints)
 		}
 		return nil
 	})

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/runlens/runlens/internal/telemetry"
@@ -91,7 +90,7 @@ type dirty struct {
 func (d dirty) has(t string) bool { return d.traces[t] }
 
 // list returns the dirty traces.
-func (d dirty) list() []string { return keys(d.traces) }
+func (d dirty) list() []string { return telemetry.Keys(d.traces) }
 
 // dirtyTraces reads the traces touched after asOf (none when asOf is 0 or current); it
 // declines past maxDirtyRows such rows.
@@ -189,22 +188,4 @@ func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(s
 // windowScan is the Scan of a window read whole.
 func windowScan(w telemetry.Window, scanned int64) telemetry.Scan {
 	return telemetry.Scan{WindowStartMs: w.StartMs, WindowEndMs: w.EndMs, Scanned: scanned}
-}
-
-// keys returns the keys of a set, in no particular order.
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
-// boundedSorted sorts s and keeps its first n.
-func boundedSorted(s []string, n int) []string {
-	slices.Sort(s)
-	if len(s) > n {
-		s = s[:n]
-	}
-	return s
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
 	"github.com/runlens/runlens/internal/telemetry/telemetrytest"
@@ -33,12 +35,12 @@ func TestTheStoreWithItsCapabilitiesConforms(t *testing.T) {
 	telemetrytest.Run(t, func(t *testing.T, d *fixture.Dataset) telemetry.Source {
 		s := loadFixture(t, d)
 		checkDerived(t, s)
-		return NewQuerier(s, d.Conventions)
+		return engine.New(NewBackend(s), d.Conventions)
 	}, telemetrytest.Options{})
 }
 
 func TestTheStoreScanningOnlyConforms(t *testing.T) {
 	telemetrytest.Run(t, func(t *testing.T, d *fixture.Dataset) telemetry.Source {
-		return NewQuerier(loadFixture(t, d), d.Conventions).ScansOnly()
+		return engine.New(NewBackend(loadFixture(t, d)), d.Conventions).ScansOnly()
 	}, telemetrytest.Options{})
 }

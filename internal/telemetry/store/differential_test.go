@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -24,7 +26,7 @@ import (
 type sources struct {
 	store            *Store
 	backend          *Backend
-	caps, scans, mem *telemetry.Engine
+	caps, scans, mem *engine.Engine
 }
 
 // loadSources delivers data, batch by batch in its order, to a fresh store (opened with conv)
@@ -62,8 +64,8 @@ func deliver(t *testing.T, s *Store, mb *memory.Backend, data randomTelemetry) {
 
 func sourcesOver(s *Store, mb *memory.Backend, conv *conventions.Conventions) sources {
 	b := NewBackend(s)
-	caps := telemetry.NewEngine(b, conv)
-	return sources{store: s, backend: b, caps: caps, scans: caps.ScansOnly(), mem: telemetry.NewEngine(mb, conv)}
+	caps := engine.New(b, conv)
+	return sources{store: s, backend: b, caps: caps, scans: caps.ScansOnly(), mem: engine.New(mb, conv)}
 }
 
 // sameAnswers compares what call answers from each engine with the in-memory one.
@@ -192,7 +194,7 @@ func windowsAround(now time.Time, span time.Duration) []telemetry.Window {
 }
 
 // runIDsOf lists ids get_run is asked about: some trace ids of the data, run ids, unknown ids.
-func runIDsOf(t *testing.T, mem *telemetry.Engine, w telemetry.Window) []string {
+func runIDsOf(t *testing.T, mem *engine.Engine, w telemetry.Window) []string {
 	t.Helper()
 	page, err := mem.Runs(context.Background(), telemetry.RunsQuery{Window: w, Limit: 100})
 	if err != nil {

@@ -3,7 +3,7 @@
 // processes (WAL mode). Its tables mirror the OpenTelemetry Collector ClickHouse exporter's
 // otel_traces and otel_logs so that queries written for one source read alike for the other.
 //
-// The store is a backend of the telemetry engine (Backend, NewQuerier): it scans rows with the
+// The store is a backend of the telemetry engine (Backend; engine.New over it): it scans rows with the
 // engine's filters pushed down into SQL, and answers the engine's aggregate questions itself
 // (capabilities.go) from columns derived at ingest with the engine's own functions, their
 // indexes and activity rollups (schema.go), so that the tools aggregate over indexes instead of

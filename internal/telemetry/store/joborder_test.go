@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -38,7 +40,7 @@ func TestTheLastJobRunIsTheNewestEvenWithinOneMillisecond(t *testing.T) {
 	run(3, 9, "export-0003", "failed", 900*time.Microsecond)
 	src := loadSources(t, mustPreset(t, "otel"), randomTelemetry{batches: []randomBatch{{traces: &td}}})
 	w := telemetry.Window{StartMs: base.Add(-time.Hour).UnixMilli(), EndMs: base.Add(time.Hour).UnixMilli()}
-	for name, e := range map[string]*telemetry.Engine{"the store's own query": src.caps, "the engine over scans": src.scans, "the in-memory backend": src.mem} {
+	for name, e := range map[string]*engine.Engine{"the store's own query": src.caps, "the engine over scans": src.scans, "the in-memory backend": src.mem} {
 		got, err := e.LastJob(ctx, telemetry.JobQuery{Window: w, JobName: "nightly-export"})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

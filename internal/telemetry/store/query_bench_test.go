@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runlens/runlens/internal/telemetry/engine"
+
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/flows"
 	"github.com/runlens/runlens/internal/telemetry"
@@ -137,7 +139,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func BenchmarkQueries(b *testing.B) {
 	s := benchDataset(b)
-	for _, c := range latencyCases(b, NewQuerier(s, nil)) {
+	for _, c := range latencyCases(b, engine.New(NewBackend(s), nil)) {
 		b.Run(c.name(), func(b *testing.B) {
 			var lat []time.Duration
 			ctx := context.Background()
@@ -168,9 +170,9 @@ func TestQueryLatencyReport(t *testing.T) {
 		n = v
 	}
 	s := benchDataset(t)
-	var q telemetry.Source = NewQuerier(s, nil)
+	var q telemetry.Source = engine.New(NewBackend(s), nil)
 	if os.Getenv("RUNLENS_BENCH_SCANS") != "" {
-		q = NewQuerier(s, nil).ScansOnly()
+		q = engine.New(NewBackend(s), nil).ScansOnly()
 	}
 	ctx := context.Background()
 	var b strings.Builder

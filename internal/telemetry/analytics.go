@@ -2,49 +2,10 @@ package telemetry
 
 import (
 	"cmp"
-	"context"
 	"slices"
 
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
-
-// LastJob implements Source: the newest job execution in the window matching the filters, and
-// the status of the same job's execution before it.
-func (e *Engine) LastJob(ctx context.Context, q JobQuery) (JobResult, error) {
-	if c, ok := capability[JobFinder](e); ok {
-		j, handled, err := c.FindLastJob(ctx, q, e.ask())
-		if err != nil || handled {
-			return j, err
-		}
-	}
-	if len(e.conv.JobKeys.IDKeys) == 0 {
-		return JobResult{}, nil
-	}
-	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, AttrKeys: e.conv.JobKeys.IDKeys, Fields: FieldAttributes | FieldEvents})
-	if err != nil {
-		return JobResult{}, err
-	}
-	jobs := make([]JobResult, 0, len(b.Spans))
-	spanIDs := make([]string, 0, len(b.Spans))
-	starts := make([]int64, 0, len(b.Spans))
-	for i := range b.Spans {
-		if j, ok := JobFromSpan(e.conv, &b.Spans[i]); ok {
-			jobs = append(jobs, j)
-			spanIDs, starts = append(spanIDs, b.Spans[i].SpanID), append(starts, b.Spans[i].StartNs)
-		}
-	}
-	idx := make([]int, len(jobs))
-	for i := range idx {
-		idx[i] = i
-	}
-	// Newest start first, at the precision the source keeps (a job run faster than a
-	// millisecond after another is still the later one), then span id. Stable: executions
-	// that tie (duplicates of a span) keep the order of the scan.
-	slices.SortStableFunc(idx, func(a, b int) int {
-		return cmp.Or(cmp.Compare(starts[b], starts[a]), cmp.Compare(spanIDs[a], spanIDs[b]))
-	})
-	return PickLastJob(jobs, idx, q, e.limits.MaxHints), nil
-}
 
 // PickLastJob chooses, from jobs ordered newest first by idx, the newest matching q and the
 // previous execution of the same job name; with none matching, it names the known jobs.
@@ -77,94 +38,6 @@ func PickLastJob(jobs []JobResult, idx []int, q JobQuery, maxHints int) JobResul
 		}
 	}
 	return res
-}
-
-// ServicePerformance implements Source: latency and errors over the service's entry spans
-// (with an operation: over that operation's spans, entry or not).
-func (e *Engine) ServicePerformance(ctx context.Context, q PerformanceQuery) (Performance, error) {
-	q = q.withDefaults()
-	if c, ok := capability[PerformanceAggregator](e, q.Invocation); ok {
-		p, handled, err := c.AggregatePerformance(ctx, q, e.ask())
-		if err != nil || handled {
-			return p, err
-		}
-	}
-	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
-	if err != nil {
-		return Performance{}, err
-	}
-	limited := b.Limited
-	var samples []SpanRow
-	entryNames := map[string]bool{}
-	if q.Operation != "" {
-		for _, s := range b.Spans {
-			if s.Name == q.Operation {
-				samples = append(samples, s)
-			}
-		}
-	}
-	if q.Operation == "" || len(samples) == 0 {
-		entries, lim, err := e.entrySpans(ctx, b.Spans)
-		if err != nil {
-			return Performance{}, err
-		}
-		limited = limited || lim
-		for _, s := range entries {
-			entryNames[s.Name] = true
-		}
-		if q.Operation == "" {
-			samples = entries
-		}
-	}
-	p := SummarizePerformance(q, samples)
-	p.Scan = windowScan(q.Window)
-	p.Scan.Scanned, p.Scan.Limited = b.Scanned, limited
-	if q.Operation != "" && len(samples) == 0 {
-		p.KnownOperations = boundedSorted(keys(entryNames), e.limits.MaxHints)
-	}
-	return p, nil
-}
-
-// entrySpans keeps the entry spans among the window's spans, by ShapeTrace's rule: a span is
-// not an entry when a span carrying its parent's id belongs to its service. Parents among the
-// spans themselves answer most; the traces of the others are fetched.
-func (e *Engine) entrySpans(ctx context.Context, spans []SpanRow) ([]SpanRow, bool, error) {
-	// (trace, span id, service) of every known span: of the window, then of fetched traces.
-	known := make(map[[3]string]bool, len(spans))
-	for _, s := range spans {
-		known[[3]string{s.TraceID, s.SpanID, s.Service}] = true
-	}
-	hasParent := func(s *SpanRow) bool {
-		return s.ParentSpanID != "" && s.ParentSpanID != s.SpanID
-	}
-	var unknown []string
-	for i := range spans {
-		s := &spans[i]
-		if !IsEntryKind(s.Kind) && hasParent(s) && !known[[3]string{s.TraceID, s.ParentSpanID, s.Service}] {
-			unknown = append(unknown, s.TraceID)
-		}
-	}
-	limited := false
-	if len(unknown) > 0 {
-		traces, lim, _, err := e.traceSpans(ctx, sortedUnique(unknown), false, 0, 0)
-		if err != nil {
-			return nil, false, err
-		}
-		limited = lim
-		for t, ss := range traces {
-			for _, s := range ss {
-				known[[3]string{t, s.SpanID, s.Service}] = true
-			}
-		}
-	}
-	out := make([]SpanRow, 0, len(spans))
-	for i := range spans {
-		s := &spans[i]
-		if IsEntryKind(s.Kind) || !hasParent(s) || !known[[3]string{s.TraceID, s.ParentSpanID, s.Service}] {
-			out = append(out, *s)
-		}
-	}
-	return out, limited, nil
 }
 
 // SummarizePerformance computes a service's statistics from its sample spans: nearest-rank
@@ -240,35 +113,6 @@ func TopOperations(ops []OperationStats, n int) []OperationStats {
 	return out
 }
 
-// DBOperations implements Source: the window's database operations (one system and one
-// normalized statement each), by total time.
-func (e *Engine) DBOperations(ctx context.Context, q DBQuery) (DBReport, error) {
-	q = q.withDefaults()
-	if c, ok := capability[DBAggregator](e); ok {
-		r, handled, err := c.AggregateDB(ctx, q, e.ask())
-		if err != nil || handled {
-			return r, err
-		}
-	}
-	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, AttrKeys: DBAttrKeys(e.conv), Fields: FieldAttributes})
-	if err != nil {
-		return DBReport{}, err
-	}
-	var ops []DBSample
-	for i := range b.Spans {
-		s := &b.Spans[i]
-		op, ok := DBOperationOf(e.conv, s)
-		if !ok {
-			continue
-		}
-		ops = append(ops, DBSample{Op: op, DurationNs: s.DurationNs, Error: s.IsError()})
-	}
-	rep := SummarizeDB(q, ops, e.limits.MaxHints)
-	rep.Scan = windowScan(q.Window)
-	rep.Scan.Scanned, rep.Scan.Limited = b.Scanned, b.Limited
-	return rep, nil
-}
-
 // DBAttrKeys are the attribute keys (prefixes, ending in ".") a database operation span
 // carries a non-empty value under: what DBOperations scans for.
 func DBAttrKeys(conv *conventions.Conventions) []string { return prefixKeys(conv.DBKeys.KeyPrefixes) }
@@ -337,7 +181,7 @@ func SummarizeDB(q DBQuery, samples []DBSample, maxHints int) DBReport {
 	}
 	if q.System != "" && rep.SampleCount == 0 {
 		delete(systems, "")
-		rep.KnownSystems = boundedSorted(keys(systems), maxHints)
+		rep.KnownSystems = BoundedSorted(Keys(systems), maxHints)
 	}
 	return rep
 }
@@ -361,7 +205,7 @@ func prefixKeys(prefixes []string) []string {
 	return out
 }
 
-func boundedSorted(s []string, n int) []string {
+func BoundedSorted(s []string, n int) []string {
 	slices.Sort(s)
 	if len(s) > n {
 		s = s[:n]

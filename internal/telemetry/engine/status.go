@@ -1,26 +1,27 @@
-package telemetry
+package engine
 
 import (
 	"cmp"
 	"context"
-	"slices"
+
+	"github.com/runlens/runlens/internal/telemetry"
 )
 
 // Status implements Source: counts of the window, error occurrences, runs per domain and
 // activity per service.
-func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
-	if c, ok := capability[StatusAggregator](e, q.Invocation); ok {
+func (e *Engine) Status(ctx context.Context, q telemetry.StatusQuery) (telemetry.Status, error) {
+	if c, ok := capability[telemetry.StatusAggregator](e, q.Invocation); ok {
 		// The backend tallies activity; the error occurrences and their handled share are the
 		// engine's one rule (docs/semantics.md R7, R8), over the failing traces: both at once,
 		// the occurrences given up if the backend declines.
 		occCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		var rep ErrorReport
+		var rep telemetry.ErrorReport
 		var repErr error
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			rep, repErr = e.Errors(occCtx, ErrorsQuery{Window: q.Window, Service: q.Service, Invocation: q.Invocation, Settle: 1})
+			rep, repErr = e.Errors(occCtx, telemetry.ErrorsQuery{Window: q.Window, Service: q.Service, Invocation: q.Invocation, Settle: 1})
 		}()
 		st, handled, err := c.AggregateStatus(ctx, q, e.ask())
 		if err != nil || !handled {
@@ -32,27 +33,27 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 		}
 		if handled {
 			if repErr != nil {
-				return Status{}, repErr
+				return telemetry.Status{}, repErr
 			}
 			return withOccurrences(st, rep), nil
 		}
 	}
-	st := Status{Scan: windowScan(q.Window)}
-	spans, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
+	st := telemetry.Status{Scan: windowScan(q.Window)}
+	spans, err := e.scanSpans(ctx, telemetry.SpanScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
 	if err != nil {
-		return Status{}, err
+		return telemetry.Status{}, err
 	}
-	logs, err := e.scanLogs(ctx, LogScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
+	logs, err := e.scanLogs(ctx, telemetry.LogScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
 	if err != nil {
-		return Status{}, err
+		return telemetry.Status{}, err
 	}
 	st.Scan.Scanned = spans.Scanned + logs.Scanned
 	st.Scan.Limited = spans.Limited || logs.Limited
-	per := map[string]*ServiceActivity{}
-	touch := func(svc string, ms int64) *ServiceActivity {
+	per := map[string]*telemetry.ServiceActivity{}
+	touch := func(svc string, ms int64) *telemetry.ServiceActivity {
 		a := per[svc]
 		if a == nil {
-			a = &ServiceActivity{Service: svc}
+			a = &telemetry.ServiceActivity{Service: svc}
 			per[svc] = a
 		}
 		a.LastSeenMs = max(a.LastSeenMs, ms)
@@ -61,16 +62,16 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 	for i := range spans.Spans {
 		s := &spans.Spans[i]
 		st.Spans++
-		st.NewestSpanMs = max(st.NewestSpanMs, NsToMs(s.StartNs))
-		touch(ServiceOf(s.Service), NsToMs(s.StartNs)).Spans++
+		st.NewestSpanMs = max(st.NewestSpanMs, telemetry.NsToMs(s.StartNs))
+		touch(telemetry.ServiceOf(s.Service), telemetry.NsToMs(s.StartNs)).Spans++
 	}
 	for i := range logs.Logs {
 		st.Logs++
-		touch(ServiceOf(logs.Logs[i].Service), NsToMs(logs.Logs[i].TimeNs))
+		touch(telemetry.ServiceOf(logs.Logs[i].Service), telemetry.NsToMs(logs.Logs[i].TimeNs))
 	}
 	occ, err := e.occurrences(ctx, q.Window, 0, q.Invocation)
 	if err != nil {
-		return Status{}, err
+		return telemetry.Status{}, err
 	}
 	st.Scan.Limited = st.Scan.Limited || occ.limited
 	for i := range occ.list {
@@ -85,25 +86,25 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 		// A service's row counts what started there; an occurrence found through its run's
 		// entry service (R12) counts in the total only.
 		if q.Service == "" || o.Service == q.Service {
-			touch(o.Service, NsToMs(o.TimeNs)).Errors++
+			touch(o.Service, telemetry.NsToMs(o.TimeNs)).Errors++
 		}
 	}
 	st.Services = int64(len(per))
 	for _, a := range per {
 		st.ServiceActivity = append(st.ServiceActivity, *a)
 	}
-	SortServiceActivity(st.ServiceActivity)
-	if n := cmp.Or(q.MaxServices, DefaultMaxServices); len(st.ServiceActivity) > n {
+	telemetry.SortServiceActivity(st.ServiceActivity)
+	if n := cmp.Or(q.MaxServices, telemetry.DefaultMaxServices); len(st.ServiceActivity) > n {
 		st.ServiceActivity = st.ServiceActivity[:n]
 	}
 	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, 0, q.Invocation)
 	if err != nil {
-		return Status{}, err
+		return telemetry.Status{}, err
 	}
 	st.Scan.Limited = st.Scan.Limited || limited
-	byDomain := map[string]*DomainActivity{}
+	byDomain := map[string]*telemetry.DomainActivity{}
 	for _, name := range e.conv.DomainNames() {
-		st.Domains = append(st.Domains, DomainActivity{Domain: name})
+		st.Domains = append(st.Domains, telemetry.DomainActivity{Domain: name})
 	}
 	for i := range st.Domains {
 		byDomain[st.Domains[i].Domain] = &st.Domains[i]
@@ -114,7 +115,7 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 			continue
 		}
 		d.SeenCount++
-		if r.Status == StatusError {
+		if r.Status == telemetry.StatusError {
 			d.ErrorCount++
 		}
 		d.MostRecentMs = max(d.MostRecentMs, r.StartMs)
@@ -125,10 +126,10 @@ func (e *Engine) Status(ctx context.Context, q StatusQuery) (Status, error) {
 // withOccurrences replaces a backend's error counts of st with the window's occurrences as
 // Errors answered them (rep): the total, the handled share, and each listed service's count (what
 // started there).
-func withOccurrences(st Status, rep ErrorReport) Status {
+func withOccurrences(st telemetry.Status, rep telemetry.ErrorReport) telemetry.Status {
 	st.Scan.Limited = st.Scan.Limited || rep.Scan.Limited
 	st.Errors, st.HandledErrors = rep.Events, 0
-	listed := make(map[string]*ServiceActivity, len(st.ServiceActivity))
+	listed := make(map[string]*telemetry.ServiceActivity, len(st.ServiceActivity))
 	for i := range st.ServiceActivity {
 		st.ServiceActivity[i].Errors = 0
 		listed[st.ServiceActivity[i].Service] = &st.ServiceActivity[i]
@@ -140,11 +141,4 @@ func withOccurrences(st Status, rep ErrorReport) Status {
 		}
 	}
 	return st
-}
-
-// SortServiceActivity orders services busiest first, then by name.
-func SortServiceActivity(a []ServiceActivity) {
-	slices.SortFunc(a, func(x, y ServiceActivity) int {
-		return cmp.Or(cmp.Compare(y.Spans, x.Spans), cmp.Compare(x.Service, y.Service))
-	})
 }

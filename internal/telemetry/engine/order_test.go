@@ -1,10 +1,12 @@
-package telemetry_test
+package engine_test
 
 import (
 	"context"
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/runlens/runlens/internal/telemetry/engine"
 
 	"github.com/runlens/runlens/internal/telemetry"
 	"github.com/runlens/runlens/internal/telemetry/conventions"
@@ -81,7 +83,7 @@ func TestServicePerformanceCountsTheEntrySpansShapeTraceFinds(t *testing.T) {
 				want++
 			}
 		}
-		p, err := telemetry.NewEngine(b, nil).ServicePerformance(context.Background(), telemetry.PerformanceQuery{Window: w, Service: "api"})
+		p, err := engine.New(b, nil).ServicePerformance(context.Background(), telemetry.PerformanceQuery{Window: w, Service: "api"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +124,7 @@ func TestARunIDIsFoundBehindANewerRootThatCarriesItUnderAnotherKey(t *testing.T)
 	newer.Attributes = conventions.Attributes{"netscript.execution.id": "exec-8", "netscript.job.id": "exec-7"}
 	b := &memory.Backend{}
 	b.AddSpans(older, newer)
-	run, err := telemetry.NewEngine(b, conv).Run(context.Background(), telemetry.RunQuery{ID: "exec-7"})
+	run, err := engine.New(b, conv).Run(context.Background(), telemetry.RunQuery{ID: "exec-7"})
 	if err != nil {
 		t.Fatalf("Run(exec-7): %v", err)
 	}
@@ -152,7 +154,7 @@ func TestDBOperationOfCountsTheSpansDBOperationsScansFor(t *testing.T) {
 	}
 	b := &memory.Backend{}
 	b.AddSpans(emptyDB, undotted, real)
-	rep, err := telemetry.NewEngine(b, conv).DBOperations(context.Background(), telemetry.DBQuery{Window: telemetry.Window{EndMs: 1}})
+	rep, err := engine.New(b, conv).DBOperations(context.Background(), telemetry.DBQuery{Window: telemetry.Window{EndMs: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

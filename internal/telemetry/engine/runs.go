@@ -1,16 +1,18 @@
-package telemetry
+package engine
 
 import (
 	"cmp"
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/runlens/runlens/internal/telemetry"
 )
 
 // windowRuns returns every run whose root span started in the window (of one service, when
 // set), newest first, with its normalized status.
-func (e *Engine) windowRuns(ctx context.Context, w Window, service string, asOf int64, invocation string) ([]RunSummary, bool, error) {
-	roots, err := e.scanSpans(ctx, SpanScan{Window: w, Service: service, RootsOnly: true, AsOf: asOf, Fields: FieldAttributes, Invocation: invocation})
+func (e *Engine) windowRuns(ctx context.Context, w telemetry.Window, service string, asOf int64, invocation string) ([]telemetry.RunSummary, bool, error) {
+	roots, err := e.scanSpans(ctx, telemetry.SpanScan{Window: w, Service: service, RootsOnly: true, AsOf: asOf, Fields: telemetry.FieldAttributes, Invocation: invocation})
 	if err != nil {
 		return nil, false, err
 	}
@@ -22,33 +24,25 @@ func (e *Engine) windowRuns(ctx context.Context, w Window, service string, asOf 
 	if err != nil {
 		return nil, false, err
 	}
-	runs := make([]RunSummary, 0, len(roots.Spans))
+	runs := make([]telemetry.RunSummary, 0, len(roots.Spans))
 	for i := range roots.Spans {
 		root := &roots.Spans[i]
-		r := RunFromRoot(e.conv, root)
+		r := telemetry.RunFromRoot(e.conv, root)
 		r.ErrorCount = int64(len(errored[root.TraceID]))
 		runs = append(runs, r)
 	}
-	SortRuns(runs)
+	telemetry.SortRuns(runs)
 	return runs, roots.Limited || limited, nil
-}
-
-// SortRuns orders runs newest first, then by trace id and run id. It is stable: runs that tie
-// (duplicates of a root span) keep the order of the scan, which every backend returns alike.
-func SortRuns(runs []RunSummary) {
-	slices.SortStableFunc(runs, func(a, b RunSummary) int {
-		return cmp.Or(cmp.Compare(b.StartMs, a.StartMs), cmp.Compare(a.TraceID, b.TraceID), cmp.Compare(a.ID, b.ID))
-	})
 }
 
 // Runs implements Source: one page of the window's runs, filtered by domain and normalized
 // status before paging. A service filter that finds no run says where the runs holding the
 // service's spans entered (docs/semantics.md R12).
-func (e *Engine) Runs(ctx context.Context, q RunsQuery) (RunPage, error) {
-	if err := checkDomain(q.Domain, e.conv.DomainNames()); err != nil {
-		return RunPage{}, err
+func (e *Engine) Runs(ctx context.Context, q telemetry.RunsQuery) (telemetry.RunPage, error) {
+	if err := telemetry.CheckDomain(q.Domain, e.conv.DomainNames()); err != nil {
+		return telemetry.RunPage{}, err
 	}
-	q = q.withDefaults()
+	q = q.WithDefaults()
 	p, err := e.runs(ctx, q)
 	if err != nil || q.Service == "" || p.Total > 0 {
 		return p, err
@@ -62,8 +56,8 @@ const enteredAtSample = 1000
 
 // enteredAt lists, by name and at most MaxRelated, the services other than q.Service where
 // the runs holding q.Service's spans of the window entered.
-func (e *Engine) enteredAt(ctx context.Context, q RunsQuery) ([]string, error) {
-	b, err := e.scanSpans(ctx, SpanScan{Window: q.Window, Service: q.Service, AsOf: q.AsOf, Invocation: q.Invocation, Limit: enteredAtSample})
+func (e *Engine) enteredAt(ctx context.Context, q telemetry.RunsQuery) ([]string, error) {
+	b, err := e.scanSpans(ctx, telemetry.SpanScan{Window: q.Window, Service: q.Service, AsOf: q.AsOf, Invocation: q.Invocation, Limit: enteredAtSample})
 	if err != nil {
 		return nil, err
 	}
@@ -81,11 +75,11 @@ func (e *Engine) enteredAt(ctx context.Context, q RunsQuery) ([]string, error) {
 			out = append(out, r.Service)
 		}
 	}
-	return FirstEntryServices(out), nil
+	return telemetry.FirstEntryServices(out), nil
 }
 
-func (e *Engine) runs(ctx context.Context, q RunsQuery) (RunPage, error) {
-	if c, ok := capability[RunLister](e, q.Invocation); ok {
+func (e *Engine) runs(ctx context.Context, q telemetry.RunsQuery) (telemetry.RunPage, error) {
+	if c, ok := capability[telemetry.RunLister](e, q.Invocation); ok {
 		p, handled, err := c.ListRuns(ctx, q, e.ask())
 		if err != nil || handled {
 			return p, err
@@ -93,15 +87,15 @@ func (e *Engine) runs(ctx context.Context, q RunsQuery) (RunPage, error) {
 	}
 	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, q.AsOf, q.Invocation)
 	if err != nil {
-		return RunPage{}, err
+		return telemetry.RunPage{}, err
 	}
-	var match []RunSummary
+	var match []telemetry.RunSummary
 	for _, r := range runs {
 		if (q.Domain == "" || r.Domain == q.Domain) && (q.Status == "" || r.Status == q.Status) {
 			match = append(match, r)
 		}
 	}
-	page := RunPage{Total: len(match), Scan: windowScan(q.Window)}
+	page := telemetry.RunPage{Total: len(match), Scan: windowScan(q.Window)}
 	page.Scan.Limited = limited
 	page.Scan.Scanned = int64(len(runs))
 	if q.Offset < len(match) {
@@ -113,7 +107,7 @@ func (e *Engine) runs(ctx context.Context, q RunsQuery) (RunPage, error) {
 	}
 	spans, _, _, err := e.traceSpans(ctx, sortedUnique(traces), false, q.AsOf, 0)
 	if err != nil {
-		return RunPage{}, err
+		return telemetry.RunPage{}, err
 	}
 	for i := range page.Runs {
 		page.Runs[i].SpanCount = int64(len(spans[page.Runs[i].TraceID]))
@@ -123,29 +117,29 @@ func (e *Engine) runs(ctx context.Context, q RunsQuery) (RunPage, error) {
 
 // Run implements Source: one run by trace id or run id, its spans in start order and its logs
 // oldest first, each bounded; SpanTotal is the true span count.
-func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
+func (e *Engine) Run(ctx context.Context, q telemetry.RunQuery) (telemetry.Run, error) {
 	traceID, err := e.resolveRun(ctx, q.ID)
 	if err != nil {
-		return Run{}, err
+		return telemetry.Run{}, err
 	}
 	maxSpans := cmp.Or(q.MaxSpans, e.limits.MaxRunSpans)
-	fields := FieldEvents | FieldAttributes
-	b, err := e.b.ScanSpans(ctx, SpanScan{TraceIDs: []string{traceID}, Limit: maxSpans, Oldest: true, Fields: fields})
+	fields := telemetry.FieldEvents | telemetry.FieldAttributes
+	b, err := e.b.ScanSpans(ctx, telemetry.SpanScan{TraceIDs: []string{traceID}, Limit: maxSpans, Oldest: true, Fields: fields})
 	if err != nil {
-		return Run{}, wrapUnreachable(err)
+		return telemetry.Run{}, wrapUnreachable(err)
 	}
 	if len(b.Spans) == 0 {
-		return Run{}, fmt.Errorf("%w: %s", ErrRunNotFound, q.ID)
+		return telemetry.Run{}, fmt.Errorf("%w: %s", telemetry.ErrRunNotFound, q.ID)
 	}
-	logs, err := e.b.ScanLogs(ctx, LogScan{TraceIDs: []string{traceID}, Limit: cmp.Or(q.MaxLogs, e.limits.MaxRunLogs), Oldest: true, Fields: FieldAttributes})
+	logs, err := e.b.ScanLogs(ctx, telemetry.LogScan{TraceIDs: []string{traceID}, Limit: cmp.Or(q.MaxLogs, e.limits.MaxRunLogs), Oldest: true, Fields: telemetry.FieldAttributes})
 	if err != nil {
-		return Run{}, wrapUnreachable(err)
+		return telemetry.Run{}, wrapUnreachable(err)
 	}
-	run := Run{Limited: b.Limited || logs.Limited, SpanTotal: b.Matched}
+	run := telemetry.Run{Limited: b.Limited || logs.Limited, SpanTotal: b.Matched}
 	if !b.Limited {
 		run.SpanTotal = int64(len(b.Spans))
 	}
-	var root *SpanRow
+	var root *telemetry.SpanRow
 	var errorSpans int64
 	for i := range b.Spans {
 		s := &b.Spans[i]
@@ -164,40 +158,40 @@ func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
 			}
 		}
 	}
-	run.RunSummary = RunFromRoot(e.conv, root)
+	run.RunSummary = telemetry.RunFromRoot(e.conv, root)
 	run.ErrorCount = errorSpans
 	if !root.IsRoot() {
 		run.ID, run.Domain = traceID, e.conv.DefaultDomain
 	}
 	run.SpanCount = run.SpanTotal
-	var errLogs []LogRow
+	var errLogs []telemetry.LogRow
 	for i := range logs.Logs {
 		l := &logs.Logs[i]
-		run.Logs = append(run.Logs, LogRecord{
-			TimeMs: NsToMs(l.TimeNs), Severity: l.SeverityText, Message: l.Body,
+		run.Logs = append(run.Logs, telemetry.LogRecord{
+			TimeMs: telemetry.NsToMs(l.TimeNs), Severity: l.SeverityText, Message: l.Body,
 			TraceID: l.TraceID, SpanID: l.SpanID, IsError: l.IsError(),
 		})
 		if l.IsError() {
 			errLogs = append(errLogs, *l)
 		}
 	}
-	if occ := TraceOccurrences(e.conv, b.Spans, errLogs); len(occ) > 0 {
+	if occ := telemetry.TraceOccurrences(e.conv, b.Spans, errLogs); len(occ) > 0 {
 		// The cause that failed the run (R5) leads; else the first error.
-		i := max(0, slices.IndexFunc(occ, func(o Occurrence) bool { return o.Decisive }))
+		i := max(0, slices.IndexFunc(occ, func(o telemetry.Occurrence) bool { return o.Decisive }))
 		run.ErrorMessage = occ[i].Message
 	}
-	slices.SortStableFunc(b.Spans, func(x, y SpanRow) int {
+	slices.SortStableFunc(b.Spans, func(x, y telemetry.SpanRow) int {
 		return cmp.Or(cmp.Compare(x.StartNs, y.StartNs), cmp.Compare(x.SpanID, y.SpanID))
 	})
 	for i := range b.Spans {
 		s := &b.Spans[i]
-		sp := Span{
+		sp := telemetry.Span{
 			TraceID: s.TraceID, SpanID: s.SpanID, ParentSpanID: s.ParentSpanID, Name: s.Name,
-			Service: ServiceOf(s.Service), Status: StatusOK, StartNs: s.StartNs, DurationNs: s.DurationNs,
+			Service: telemetry.ServiceOf(s.Service), Status: telemetry.StatusOK, StartNs: s.StartNs, DurationNs: s.DurationNs,
 		}
 		if s.IsError() {
-			sp.Status = StatusError
-			sp.ErrorMessage, sp.ExceptionType = SpanError(s)
+			sp.Status = telemetry.StatusError
+			sp.ErrorMessage, sp.ExceptionType = telemetry.SpanError(s)
 			failure := *s
 			sp.Failure = &failure
 		}
@@ -211,21 +205,21 @@ func (e *Engine) Run(ctx context.Context, q RunQuery) (Run, error) {
 
 // resolveRun maps a run id or trace id to the trace to read.
 func (e *Engine) resolveRun(ctx context.Context, id string) (string, error) {
-	b, err := e.b.ScanSpans(ctx, SpanScan{TraceIDs: []string{id}, Limit: 1})
+	b, err := e.b.ScanSpans(ctx, telemetry.SpanScan{TraceIDs: []string{id}, Limit: 1})
 	if err != nil {
 		return "", wrapUnreachable(err)
 	}
 	if len(b.Spans) > 0 {
 		return id, nil
 	}
-	if c, ok := capability[RunResolver](e); ok {
+	if c, ok := capability[telemetry.RunResolver](e); ok {
 		t, handled, err := c.ResolveRun(ctx, id, e.ask())
 		if err != nil {
 			return "", wrapUnreachable(err)
 		}
 		if handled {
 			if t == "" {
-				return "", fmt.Errorf("%w: %s", ErrRunNotFound, id)
+				return "", fmt.Errorf("%w: %s", telemetry.ErrRunNotFound, id)
 			}
 			return t, nil
 		}
@@ -233,7 +227,7 @@ func (e *Engine) resolveRun(ctx context.Context, id string) (string, error) {
 	if len(e.conv.ExecutionIDKeys) > 0 {
 		// Every root carrying id under some execution-id key, newest first: a newer root whose
 		// first execution id is another one must not hide an older run keyed by id.
-		b, err = e.scanSpans(ctx, SpanScan{RootsOnly: true, AttrKeys: e.conv.ExecutionIDKeys, AttrValue: id, Fields: FieldAttributes})
+		b, err = e.scanSpans(ctx, telemetry.SpanScan{RootsOnly: true, AttrKeys: e.conv.ExecutionIDKeys, AttrValue: id, Fields: telemetry.FieldAttributes})
 		if err != nil {
 			return "", err
 		}
@@ -243,5 +237,5 @@ func (e *Engine) resolveRun(ctx context.Context, id string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: %s", ErrRunNotFound, id)
+	return "", fmt.Errorf("%w: %s", telemetry.ErrRunNotFound, id)
 }

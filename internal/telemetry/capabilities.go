@@ -1,0 +1,89 @@
+package telemetry
+
+import (
+	"context"
+	"slices"
+
+	"github.com/runlens/runlens/internal/telemetry/conventions"
+)
+
+// Limits bound what the engine reads for one answer when it computes from scans.
+type Limits struct {
+	// MaxScanRows bounds the rows of one scan (default 200,000); a scan cut by it makes the
+	// answer's Scan.Limited true.
+	MaxScanRows int
+	// MaxRunSpans and MaxRunLogs bound get_run's reads (defaults 10,000 and 1,000).
+	MaxRunSpans int
+	MaxRunLogs  int
+	// MaxHints bounds the known names offered when a filter matched nothing (default 10).
+	MaxHints int
+}
+
+// DefaultLimits are the limits a new engine uses; an engine hands its own to the backend with
+// each question (Ask, and each scan's Limit).
+func DefaultLimits() Limits {
+	return Limits{MaxScanRows: 200_000, MaxRunSpans: 10_000, MaxRunLogs: 1_000, MaxHints: 10}
+}
+
+// Ask is what the engine hands a capability with each question: the conventions its answer
+// follows and the engine's limits, so that no backend reads either from a package variable.
+type Ask struct {
+	Conv   *conventions.Conventions
+	Limits Limits
+}
+
+// Capabilities: optional interfaces a Backend implements to answer a tool's question
+// server-side. Each receives the engine's conventions and limits (Ask) and answers
+// handled=false when it cannot answer with them; it must then have no side effects. What it
+// answers must equal what the engine computes from scans.
+type (
+	// StatusAggregator answers Status.
+	StatusAggregator interface {
+		AggregateStatus(ctx context.Context, q StatusQuery, ask Ask) (st Status, handled bool, err error)
+	}
+	// RunLister answers Runs.
+	RunLister interface {
+		ListRuns(ctx context.Context, q RunsQuery, ask Ask) (p RunPage, handled bool, err error)
+	}
+	// ErrorAggregator answers Errors from occurrences that TraceOccurrences computed (the
+	// store's shaped traces), with each group's handled share and entry services read off the
+	// runs' roots and the service filter of docs/semantics.md R12.
+	ErrorAggregator interface {
+		AggregateOccurrences(ctx context.Context, q ErrorsQuery, ask Ask) (r ErrorReport, handled bool, err error)
+	}
+	// JobFinder answers LastJob.
+	JobFinder interface {
+		FindLastJob(ctx context.Context, q JobQuery, ask Ask) (j JobResult, handled bool, err error)
+	}
+	// PerformanceAggregator answers ServicePerformance.
+	PerformanceAggregator interface {
+		AggregatePerformance(ctx context.Context, q PerformanceQuery, ask Ask) (p Performance, handled bool, err error)
+	}
+	// DBAggregator answers DBOperations.
+	DBAggregator interface {
+		AggregateDB(ctx context.Context, q DBQuery, ask Ask) (r DBReport, handled bool, err error)
+	}
+	// FailingTraceScanner reads in one pass what the engine otherwise reads by lists of trace
+	// ids: the spans, and the error logs, of the traces with an error span in a window (a
+	// backend where every list costs a scan of the window's trace ids answers a day's
+	// thousands of failing traces with one scan instead of one per list). It returns the rows
+	// the lists would, newest first, cut at the limit.
+	FailingTraceScanner interface {
+		ScanFailingTraceSpans(ctx context.Context, s FailingScan) (SpanBatch, error)
+		ScanFailingTraceLogs(ctx context.Context, s FailingScan) (LogBatch, error)
+	}
+	// RunResolver finds the trace of a run id (an execution id) faster than a scan.
+	RunResolver interface {
+		ResolveRun(ctx context.Context, id string, ask Ask) (traceID string, handled bool, err error)
+	}
+)
+
+// Keys returns the keys of a map, sorted.
+func Keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

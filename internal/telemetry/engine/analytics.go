@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/runlens/runlens/internal/telemetry"
+)
+
+// LastJob implements Source: the newest job execution in the window matching the filters, and
+// the status of the same job's execution before it.
+func (e *Engine) LastJob(ctx context.Context, q telemetry.JobQuery) (telemetry.JobResult, error) {
+	if c, ok := capability[telemetry.JobFinder](e); ok {
+		j, handled, err := c.FindLastJob(ctx, q, e.ask())
+		if err != nil || handled {
+			return j, err
+		}
+	}
+	if len(e.conv.JobKeys.IDKeys) == 0 {
+		return telemetry.JobResult{}, nil
+	}
+	b, err := e.scanSpans(ctx, telemetry.SpanScan{Window: q.Window, Service: q.Service, AttrKeys: e.conv.JobKeys.IDKeys, Fields: telemetry.FieldAttributes | telemetry.FieldEvents})
+	if err != nil {
+		return telemetry.JobResult{}, err
+	}
+	jobs := make([]telemetry.JobResult, 0, len(b.Spans))
+	spanIDs := make([]string, 0, len(b.Spans))
+	starts := make([]int64, 0, len(b.Spans))
+	for i := range b.Spans {
+		if j, ok := telemetry.JobFromSpan(e.conv, &b.Spans[i]); ok {
+			jobs = append(jobs, j)
+			spanIDs, starts = append(spanIDs, b.Spans[i].SpanID), append(starts, b.Spans[i].StartNs)
+		}
+	}
+	idx := make([]int, len(jobs))
+	for i := range idx {
+		idx[i] = i
+	}
+	// Newest start first, at the precision the source keeps (a job run faster than a
+	// millisecond after another is still the later one), then span id. Stable: executions
+	// that tie (duplicates of a span) keep the order of the scan.
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(starts[b], starts[a]), cmp.Compare(spanIDs[a], spanIDs[b]))
+	})
+	return telemetry.PickLastJob(jobs, idx, q, e.limits.MaxHints), nil
+}
+
+// ServicePerformance implements Source: latency and errors over the service's entry spans
+// (with an operation: over that operation's spans, entry or not).
+func (e *Engine) ServicePerformance(ctx context.Context, q telemetry.PerformanceQuery) (telemetry.Performance, error) {
+	q = q.WithDefaults()
+	if c, ok := capability[telemetry.PerformanceAggregator](e, q.Invocation); ok {
+		p, handled, err := c.AggregatePerformance(ctx, q, e.ask())
+		if err != nil || handled {
+			return p, err
+		}
+	}
+	b, err := e.scanSpans(ctx, telemetry.SpanScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
+	if err != nil {
+		return telemetry.Performance{}, err
+	}
+	limited := b.Limited
+	var samples []telemetry.SpanRow
+	entryNames := map[string]bool{}
+	if q.Operation != "" {
+		for _, s := range b.Spans {
+			if s.Name == q.Operation {
+				samples = append(samples, s)
+			}
+		}
+	}
+	if q.Operation == "" || len(samples) == 0 {
+		entries, lim, err := e.entrySpans(ctx, b.Spans)
+		if err != nil {
+			return telemetry.Performance{}, err
+		}
+		limited = limited || lim
+		for _, s := range entries {
+			entryNames[s.Name] = true
+		}
+		if q.Operation == "" {
+			samples = entries
+		}
+	}
+	p := telemetry.SummarizePerformance(q, samples)
+	p.Scan = windowScan(q.Window)
+	p.Scan.Scanned, p.Scan.Limited = b.Scanned, limited
+	if q.Operation != "" && len(samples) == 0 {
+		p.KnownOperations = telemetry.BoundedSorted(telemetry.Keys(entryNames), e.limits.MaxHints)
+	}
+	return p, nil
+}
+
+// entrySpans keeps the entry spans among the window's spans, by ShapeTrace's rule: a span is
+// not an entry when a span carrying its parent's id belongs to its service. Parents among the
+// spans themselves answer most; the traces of the others are fetched.
+func (e *Engine) entrySpans(ctx context.Context, spans []telemetry.SpanRow) ([]telemetry.SpanRow, bool, error) {
+	// (trace, span id, service) of every known span: of the window, then of fetched traces.
+	known := make(map[[3]string]bool, len(spans))
+	for _, s := range spans {
+		known[[3]string{s.TraceID, s.SpanID, s.Service}] = true
+	}
+	hasParent := func(s *telemetry.SpanRow) bool {
+		return s.ParentSpanID != "" && s.ParentSpanID != s.SpanID
+	}
+	var unknown []string
+	for i := range spans {
+		s := &spans[i]
+		if !telemetry.IsEntryKind(s.Kind) && hasParent(s) && !known[[3]string{s.TraceID, s.ParentSpanID, s.Service}] {
+			unknown = append(unknown, s.TraceID)
+		}
+	}
+	limited := false
+	if len(unknown) > 0 {
+		traces, lim, _, err := e.traceSpans(ctx, sortedUnique(unknown), false, 0, 0)
+		if err != nil {
+			return nil, false, err
+		}
+		limited = lim
+		for t, ss := range traces {
+			for _, s := range ss {
+				known[[3]string{t, s.SpanID, s.Service}] = true
+			}
+		}
+	}
+	out := make([]telemetry.SpanRow, 0, len(spans))
+	for i := range spans {
+		s := &spans[i]
+		if telemetry.IsEntryKind(s.Kind) || !hasParent(s) || !known[[3]string{s.TraceID, s.ParentSpanID, s.Service}] {
+			out = append(out, *s)
+		}
+	}
+	return out, limited, nil
+}
+
+// DBOperations implements Source: the window's database operations (one system and one
+// normalized statement each), by total time.
+func (e *Engine) DBOperations(ctx context.Context, q telemetry.DBQuery) (telemetry.DBReport, error) {
+	q = q.WithDefaults()
+	if c, ok := capability[telemetry.DBAggregator](e); ok {
+		r, handled, err := c.AggregateDB(ctx, q, e.ask())
+		if err != nil || handled {
+			return r, err
+		}
+	}
+	b, err := e.scanSpans(ctx, telemetry.SpanScan{Window: q.Window, Service: q.Service, AttrKeys: telemetry.DBAttrKeys(e.conv), Fields: telemetry.FieldAttributes})
+	if err != nil {
+		return telemetry.DBReport{}, err
+	}
+	var ops []telemetry.DBSample
+	for i := range b.Spans {
+		s := &b.Spans[i]
+		op, ok := telemetry.DBOperationOf(e.conv, s)
+		if !ok {
+			continue
+		}
+		ops = append(ops, telemetry.DBSample{Op: op, DurationNs: s.DurationNs, Error: s.IsError()})
+	}
+	rep := telemetry.SummarizeDB(q, ops, e.limits.MaxHints)
+	rep.Scan = windowScan(q.Window)
+	rep.Scan.Scanned, rep.Scan.Limited = b.Scanned, b.Limited
+	return rep, nil
+}
