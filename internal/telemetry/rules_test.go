@@ -208,3 +208,21 @@ func TestAGroupListsTheFirstFiveEntryServicesByName(t *testing.T) {
 		t.Fatalf("no entry service gives %q, want nil", got)
 	}
 }
+
+// ServiceTallies list every service in the count and the busiest first, bounded, each last
+// seen at its newest touch.
+func TestServiceTalliesListTheBusiestWithinTheBound(t *testing.T) {
+	tl := ServiceTallies{}
+	tl.Touch("api", 5).Spans += 3
+	tl.Touch("db", 9).Spans += 7
+	tl.Touch("api", 2).Spans++
+	tl.Touch("web", 1)
+	var st Status
+	tl.List(&st, 2)
+	if st.Services != 3 || len(st.ServiceActivity) != 2 {
+		t.Fatalf("services %d, listed %d; want 3 counted and 2 listed", st.Services, len(st.ServiceActivity))
+	}
+	if a := st.ServiceActivity; a[0].Service != "db" || a[1].Service != "api" || a[1].Spans != 4 || a[1].LastSeenMs != 5 {
+		t.Fatalf("listed %+v; want db, then api with 4 spans last seen at 5", a)
+	}
+}

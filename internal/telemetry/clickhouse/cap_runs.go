@@ -298,16 +298,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		return telemetry.Status{}, false, err
 	}
 	st := telemetry.Status{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
-	per := map[string]*telemetry.ServiceActivity{}
-	touch := func(svc string, ms int64) *telemetry.ServiceActivity {
-		a := per[svc]
-		if a == nil {
-			a = &telemetry.ServiceActivity{Service: svc}
-			per[svc] = a
-		}
-		a.LastSeenMs = max(a.LastSeenMs, ms)
-		return a
-	}
+	per := telemetry.ServiceTallies{}
 	// Two independent parts, at once: spans and records per service (one query over both
 	// tables) and runs per domain; first the tables' extents, which say what the last may
 	// leave unread, and the time it reads (below).
@@ -401,7 +392,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 	}
 	st.Scan.Limited = countsLimited || domainsLimited
 	for _, c := range rows {
-		a := touch(telemetry.ServiceOf(c.svc), c.newest)
+		a := per.Touch(telemetry.ServiceOf(c.svc), c.newest)
 		if c.spans {
 			a.Spans += c.n
 			st.Spans += c.n
@@ -411,14 +402,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		}
 		st.Scan.Scanned += c.n
 	}
-	st.Services = int64(len(per))
-	for _, a := range per {
-		st.ServiceActivity = append(st.ServiceActivity, *a)
-	}
-	telemetry.SortServiceActivity(st.ServiceActivity)
-	if n := cmp.Or(q.MaxServices, telemetry.DefaultMaxServices); len(st.ServiceActivity) > n {
-		st.ServiceActivity = st.ServiceActivity[:n]
-	}
+	per.List(&st, q.MaxServices)
 	for _, name := range conv.DomainNames() {
 		st.Domains = append(st.Domains, telemetry.DomainActivity{Domain: name})
 	}

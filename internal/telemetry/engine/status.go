@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 
 	"github.com/runlens/runlens/internal/telemetry"
@@ -49,25 +48,16 @@ func (e *Engine) Status(ctx context.Context, q telemetry.StatusQuery) (telemetry
 	}
 	st.Scan.Scanned = spans.Scanned + logs.Scanned
 	st.Scan.Limited = spans.Limited || logs.Limited
-	per := map[string]*telemetry.ServiceActivity{}
-	touch := func(svc string, ms int64) *telemetry.ServiceActivity {
-		a := per[svc]
-		if a == nil {
-			a = &telemetry.ServiceActivity{Service: svc}
-			per[svc] = a
-		}
-		a.LastSeenMs = max(a.LastSeenMs, ms)
-		return a
-	}
+	per := telemetry.ServiceTallies{}
 	for i := range spans.Spans {
 		s := &spans.Spans[i]
 		st.Spans++
 		st.NewestSpanMs = max(st.NewestSpanMs, telemetry.NsToMs(s.StartNs))
-		touch(telemetry.ServiceOf(s.Service), telemetry.NsToMs(s.StartNs)).Spans++
+		per.Touch(telemetry.ServiceOf(s.Service), telemetry.NsToMs(s.StartNs)).Spans++
 	}
 	for i := range logs.Logs {
 		st.Logs++
-		touch(telemetry.ServiceOf(logs.Logs[i].Service), telemetry.NsToMs(logs.Logs[i].TimeNs))
+		per.Touch(telemetry.ServiceOf(logs.Logs[i].Service), telemetry.NsToMs(logs.Logs[i].TimeNs))
 	}
 	occ, err := e.occurrences(ctx, q.Window, 0, q.Invocation)
 	if err != nil {
@@ -86,17 +76,10 @@ func (e *Engine) Status(ctx context.Context, q telemetry.StatusQuery) (telemetry
 		// A service's row counts what started there; an occurrence found through its run's
 		// entry service (R12) counts in the total only.
 		if q.Service == "" || o.Service == q.Service {
-			touch(o.Service, telemetry.NsToMs(o.TimeNs)).Errors++
+			per.Touch(o.Service, telemetry.NsToMs(o.TimeNs)).Errors++
 		}
 	}
-	st.Services = int64(len(per))
-	for _, a := range per {
-		st.ServiceActivity = append(st.ServiceActivity, *a)
-	}
-	telemetry.SortServiceActivity(st.ServiceActivity)
-	if n := cmp.Or(q.MaxServices, telemetry.DefaultMaxServices); len(st.ServiceActivity) > n {
-		st.ServiceActivity = st.ServiceActivity[:n]
-	}
+	per.List(&st, q.MaxServices)
 	runs, limited, err := e.windowRuns(ctx, q.Window, q.Service, 0, q.Invocation)
 	if err != nil {
 		return telemetry.Status{}, err

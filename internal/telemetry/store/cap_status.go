@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -144,17 +143,11 @@ func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, ask teleme
 		return st, err
 	}
 	// Reported names: the stored empty name and a service named "unknown" are one service.
-	merged := map[string]*telemetry.ServiceActivity{}
+	merged := telemetry.ServiceTallies{}
 	for svc, t := range per {
-		name := telemetry.ServiceOf(svc)
-		a := merged[name]
-		if a == nil {
-			a = &telemetry.ServiceActivity{Service: name}
-			merged[name] = a
-		}
+		a := merged.Touch(telemetry.ServiceOf(svc), telemetry.NsToMs(max(t.spanMax, t.logMax)))
 		a.Spans += t.spans
 		a.Errors += t.errors
-		a.LastSeenMs = max(a.LastSeenMs, telemetry.NsToMs(max(t.spanMax, t.logMax)))
 		st.Spans += t.spans
 		st.Logs += t.logs
 		st.Errors += t.errors
@@ -177,14 +170,7 @@ func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, ask teleme
 			a.Errors++
 		}
 	}
-	st.Services = int64(len(merged))
-	for _, a := range merged {
-		st.ServiceActivity = append(st.ServiceActivity, *a)
-	}
-	telemetry.SortServiceActivity(st.ServiceActivity)
-	if n := cmp.Or(q.MaxServices, telemetry.DefaultMaxServices); len(st.ServiceActivity) > n {
-		st.ServiceActivity = st.ServiceActivity[:n]
-	}
+	merged.List(&st, q.MaxServices)
 	domains, runs, err := domainActivity(ctx, tx, q, conv, sp)
 	if err != nil {
 		return st, err
