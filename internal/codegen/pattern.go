@@ -54,7 +54,11 @@ func translatePattern(p string) (string, error) {
 		case r == '(' && strings.HasPrefix(p[i+1:], "?"):
 			rest := p[i+2:]
 			if !strings.HasPrefix(rest, ":") && !(strings.HasPrefix(rest, "<") && !strings.HasPrefix(rest, "<=") && !strings.HasPrefix(rest, "<!")) {
-				return "", fmt.Errorf("group (?%s has no RE2 equivalent (look-around and inline flags are not allowed)", firstRunes(rest, 2))
+				opener := firstRunes(rest, 1)
+				if strings.HasPrefix(rest, "<") {
+					opener = firstRunes(rest, 2)
+				}
+				return "", fmt.Errorf("group (?%s has no RE2 equivalent (look-around and inline flags are not allowed)", opener)
 			}
 		}
 		b.WriteString(p[i : i+size])
