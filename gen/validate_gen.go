@@ -6,6 +6,7 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"regexp"
 	"slices"
@@ -228,9 +229,11 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// numberBound is a number written in a schema, with its int64 value when it is one.
+// numberBound is a number written in a schema: its text, its nearest float64, and its int64
+// value when it is one.
 type numberBound struct {
 	text      string
+	float     float64
 	integer   int64
 	isInteger bool
 }
@@ -246,26 +249,67 @@ func rat(text string) *big.Rat {
 
 // isInteger reports whether a JSON number has no fractional part (1.0 counts).
 func isInteger(n json.Number) bool {
-	if _, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+	if _, ok := parseInt(string(n)); ok {
 		return true
 	}
+	if f, err := strconv.ParseFloat(string(n), 64); err == nil && math.Abs(f) < 1<<52 && f != math.Trunc(f) {
+		// Below 2^52 a float with a fraction is the rounding of a number with one.
+		return false
+	}
 	return rat(string(n)).IsInt()
+}
+
+// parseInt parses a plain decimal integer of at most 18 digits without allocating; false for
+// anything else (a fraction, an exponent, a longer number).
+func parseInt(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // compareNumber compares a JSON number with a bound exactly: -1, 0 or +1.
 func compareNumber(n json.Number, b numberBound) int {
 	if b.isInteger {
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-			switch {
-			case i < b.integer:
-				return -1
-			case i > b.integer:
-				return 1
-			}
-			return 0
+		if i, ok := parseInt(string(n)); ok {
+			return cmpInt(i, b.integer)
 		}
 	}
+	// Rounding to float64 keeps order, so different floats compare as the numbers do; only
+	// numbers that round onto the same float need the exact comparison.
+	if f, err := strconv.ParseFloat(string(n), 64); err == nil && f != b.float {
+		if f < b.float {
+			return -1
+		}
+		return 1
+	}
 	return rat(string(n)).Cmp(rat(b.text))
+}
+
+// cmpInt compares two integers: -1, 0 or +1.
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // numberEquals reports whether x is a number equal to b.
@@ -282,7 +326,7 @@ func isMultipleOf(n json.Number, m string) bool {
 // numberText renders an instance number in a message: exactly when it is an integer, as a
 // short decimal otherwise.
 func numberText(n json.Number) string {
-	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+	if i, ok := parseInt(string(n)); ok {
 		return strconv.FormatInt(i, 10)
 	}
 	r := rat(string(n))
@@ -425,10 +469,10 @@ func v2(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "65536", integer: 65536, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "65536", float: 65536, integer: 65536, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 65536, got ")
 		}
-		if compareNumber(x, numberBound{text: "67108864", integer: 67108864, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "67108864", float: 6.7108864e+07, integer: 67108864, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 67108864, got ")
 		}
 	}
@@ -442,10 +486,10 @@ func v3(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "4096", integer: 4096, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "4096", float: 4096, integer: 4096, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 4096, got ")
 		}
-		if compareNumber(x, numberBound{text: "1048576", integer: 1048576, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "1048576", float: 1.048576e+06, integer: 1048576, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 1048576, got ")
 		}
 	}
@@ -459,10 +503,10 @@ func v4(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1024", integer: 1024, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "1024", float: 1024, integer: 1024, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 1024, got ")
 		}
-		if compareNumber(x, numberBound{text: "1048576", integer: 1048576, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "1048576", float: 1.048576e+06, integer: 1048576, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 1048576, got ")
 		}
 	}
@@ -603,10 +647,10 @@ func v11(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "100", integer: 100, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "100", float: 100, integer: 100, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 100, got ")
 		}
-		if compareNumber(x, numberBound{text: "3600000", integer: 3600000, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "3600000", float: 3.6e+06, integer: 3600000, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 3600000, got ")
 		}
 	}
@@ -731,10 +775,10 @@ func v15(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "256", integer: 256, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "256", float: 256, integer: 256, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 256, got ")
 		}
-		if compareNumber(x, numberBound{text: "24576", integer: 24576, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "24576", float: 24576, integer: 24576, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 24576, got ")
 		}
 	}
@@ -1041,10 +1085,10 @@ func v28(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", integer: 0, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 0, got ")
 		}
-		if compareNumber(x, numberBound{text: "30000", integer: 30000, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "30000", float: 30000, integer: 30000, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 30000, got ")
 		}
 	}
@@ -1830,10 +1874,10 @@ func v60(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1048576", integer: 1048576, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "1048576", float: 1.048576e+06, integer: 1048576, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 1048576, got ")
 		}
-		if compareNumber(x, numberBound{text: "1099511627776", integer: 1099511627776, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "1099511627776", float: 1.099511627776e+12, integer: 1099511627776, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 1099511627776, got ")
 		}
 	}
@@ -2188,10 +2232,10 @@ func v72(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", integer: 1, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "20", integer: 20, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "20", float: 20, integer: 20, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 20, got ")
 		}
 	}
@@ -2205,7 +2249,7 @@ func v73(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", integer: 0, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 0, got ")
 		}
 	}
@@ -2343,7 +2387,7 @@ func v79(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", integer: 0, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 0, got ")
 		}
 	}
@@ -2357,10 +2401,10 @@ func v80(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", integer: 0, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 0, got ")
 		}
-		if compareNumber(x, numberBound{text: "1", integer: 1, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 1, got ")
 		}
 	}
@@ -2530,10 +2574,10 @@ func v84(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", integer: 0, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 0, got ")
 		}
-		if compareNumber(x, numberBound{text: "0.01"}) > 0 {
+		if compareNumber(x, numberBound{text: "0.01", float: 0.01}) > 0 {
 			st.numberError(x, "maximum", "maximum is 0.01, got ")
 		}
 	}
@@ -2826,7 +2870,7 @@ func v91(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "-1", integer: -1, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "-1", float: -1, integer: -1, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is -1, got ")
 		}
 	}
@@ -3788,10 +3832,10 @@ func v118(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", integer: 1, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "3600000", integer: 3600000, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "3600000", float: 3.6e+06, integer: 3600000, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 3600000, got ")
 		}
 	}
@@ -3851,10 +3895,10 @@ func v120(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "-1", integer: -1, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "-1", float: -1, integer: -1, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is -1, got ")
 		}
-		if compareNumber(x, numberBound{text: "4294967295", integer: 4294967295, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "4294967295", float: 4.294967295e+09, integer: 4294967295, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 4294967295, got ")
 		}
 	}
@@ -4788,10 +4832,10 @@ func v145(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", integer: 1, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "6", integer: 6, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "6", float: 6, integer: 6, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 6, got ")
 		}
 	}
@@ -5010,10 +5054,10 @@ func v151(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "-2147483648", integer: -2147483648, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "-2147483648", float: -2.147483648e+09, integer: -2147483648, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is -2147483648, got ")
 		}
-		if compareNumber(x, numberBound{text: "4294967295", integer: 4294967295, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "4294967295", float: 4.294967295e+09, integer: 4294967295, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 4294967295, got ")
 		}
 	}
@@ -5182,10 +5226,10 @@ func v155(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", integer: 1, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "100", integer: 100, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "100", float: 100, integer: 100, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 100, got ")
 		}
 	}
@@ -5266,7 +5310,7 @@ func v157(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", integer: 1, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 1, got ")
 		}
 	}
@@ -5522,10 +5566,10 @@ func v163(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", integer: 1, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "32", integer: 32, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "32", float: 32, integer: 32, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 32, got ")
 		}
 	}
@@ -5539,10 +5583,10 @@ func v164(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", integer: 1, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "200", integer: 200, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "200", float: 200, integer: 200, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 200, got ")
 		}
 	}
@@ -5798,10 +5842,10 @@ func v173(x any, st *validation) {
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", integer: 0, isInteger: true}) < 0 {
+		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
 			st.numberError(x, "minimum", "minimum is 0, got ")
 		}
-		if compareNumber(x, numberBound{text: "32", integer: 32, isInteger: true}) > 0 {
+		if compareNumber(x, numberBound{text: "32", float: 32, integer: 32, isInteger: true}) > 0 {
 			st.numberError(x, "maximum", "maximum is 32, got ")
 		}
 	}

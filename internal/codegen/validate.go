@@ -3,6 +3,7 @@ package codegen
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -409,10 +410,15 @@ func (vp *vprogram) applicators(b *strings.Builder, at Location, m map[string]an
 
 // boundLit renders a schema number as a numberBound literal.
 func boundLit(n json.Number) string {
-	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-		return fmt.Sprintf("numberBound{text: %q, integer: %d, isInteger: true}", string(n), i)
+	f, _ := strconv.ParseFloat(string(n), 64) // a number the schema checks decoded; ±Inf only beyond 1e308
+	if math.IsInf(f, 0) {
+		f = math.Copysign(math.MaxFloat64, f)
 	}
-	return fmt.Sprintf("numberBound{text: %q}", string(n))
+	float := strconv.FormatFloat(f, 'g', -1, 64)
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		return fmt.Sprintf("numberBound{text: %q, float: %s, integer: %d, isInteger: true}", string(n), float, i)
+	}
+	return fmt.Sprintf("numberBound{text: %q, float: %s}", string(n), float)
 }
 
 // ratText renders a schema number in a message: exactly when it is an integer, as a short

@@ -8,6 +8,7 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"regexp"
 	"slices"
@@ -230,9 +231,11 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// numberBound is a number written in a schema, with its int64 value when it is one.
+// numberBound is a number written in a schema: its text, its nearest float64, and its int64
+// value when it is one.
 type numberBound struct {
 	text      string
+	float     float64
 	integer   int64
 	isInteger bool
 }
@@ -248,26 +251,67 @@ func rat(text string) *big.Rat {
 
 // isInteger reports whether a JSON number has no fractional part (1.0 counts).
 func isInteger(n json.Number) bool {
-	if _, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+	if _, ok := parseInt(string(n)); ok {
 		return true
 	}
+	if f, err := strconv.ParseFloat(string(n), 64); err == nil && math.Abs(f) < 1<<52 && f != math.Trunc(f) {
+		// Below 2^52 a float with a fraction is the rounding of a number with one.
+		return false
+	}
 	return rat(string(n)).IsInt()
+}
+
+// parseInt parses a plain decimal integer of at most 18 digits without allocating; false for
+// anything else (a fraction, an exponent, a longer number).
+func parseInt(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // compareNumber compares a JSON number with a bound exactly: -1, 0 or +1.
 func compareNumber(n json.Number, b numberBound) int {
 	if b.isInteger {
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-			switch {
-			case i < b.integer:
-				return -1
-			case i > b.integer:
-				return 1
-			}
-			return 0
+		if i, ok := parseInt(string(n)); ok {
+			return cmpInt(i, b.integer)
 		}
 	}
+	// Rounding to float64 keeps order, so different floats compare as the numbers do; only
+	// numbers that round onto the same float need the exact comparison.
+	if f, err := strconv.ParseFloat(string(n), 64); err == nil && f != b.float {
+		if f < b.float {
+			return -1
+		}
+		return 1
+	}
 	return rat(string(n)).Cmp(rat(b.text))
+}
+
+// cmpInt compares two integers: -1, 0 or +1.
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // numberEquals reports whether x is a number equal to b.
@@ -284,7 +328,7 @@ func isMultipleOf(n json.Number, m string) bool {
 // numberText renders an instance number in a message: exactly when it is an integer, as a
 // short decimal otherwise.
 func numberText(n json.Number) string {
-	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+	if i, ok := parseInt(string(n)); ok {
 		return strconv.FormatInt(i, 10)
 	}
 	r := rat(string(n))
