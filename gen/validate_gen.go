@@ -5825,7 +5825,7 @@ func v172(x any, st *validation) {
 			st.fail("maxProperties", "maximum is 128 properties, got "+strconv.Itoa(len(x)))
 		}
 		for _, k := range sortedKeys(x) {
-			if !false {
+			{
 				st.push(k)
 				v171(x[k], st)
 				st.pop()
@@ -5863,7 +5863,7 @@ func v174(x any, st *validation) {
 			st.fail("maxProperties", "maximum is 32 properties, got "+strconv.Itoa(len(x)))
 		}
 		for _, k := range sortedKeys(x) {
-			if !false {
+			{
 				st.push(k)
 				v171(x[k], st)
 				st.pop()
@@ -6882,7 +6882,7 @@ func v197(x any, st *validation) {
 			st.fail("maxProperties", "maximum is 64 properties, got "+strconv.Itoa(len(x)))
 		}
 		for _, k := range sortedKeys(x) {
-			if !false {
+			{
 				st.push(k)
 				v196(x[k], st)
 				st.pop()
@@ -7024,7 +7024,7 @@ func v204(x any, st *validation) {
 			st.fail("maxProperties", "maximum is 16 properties, got "+strconv.Itoa(len(x)))
 		}
 		for _, k := range sortedKeys(x) {
-			if !false {
+			{
 				st.push(k)
 				v196(x[k], st)
 				st.pop()

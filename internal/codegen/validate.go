@@ -263,22 +263,28 @@ func (vp *vprogram) objectChecks(b *strings.Builder, at Location, m map[string]a
 		b.WriteString("}\n")
 	}
 	if hasAP && ap != true {
-		known := "0"
-		if len(names) > 0 && closed {
-			known = "known"
-		}
-		declared := "false"
-		if len(names) > 0 {
-			declared = fmt.Sprintf("isOneOf(k, %s)", goStrings(names))
-		}
-		if closed {
-			fmt.Fprintf(b, "if len(x) > %s {\nfor _, k := range sortedKeys(x) {\nif !%s {\nst.unexpected(k)\n}\n}\n}\n", known, declared)
-		} else {
-			fn := vp.compile(at.Child("additionalProperties"), ap)
-			fmt.Fprintf(b, "for _, k := range sortedKeys(x) {\nif !%s {\nst.push(k)\n%s(x[k], st)\nst.pop()\n}\n}\n", declared, fn)
-		}
+		vp.additional(b, at, ap, names, closed)
 	}
 	return b.Len() > n0
+}
+
+// additional renders additionalProperties: false (every undeclared property is a violation)
+// or a schema (every undeclared property is checked against it), in key order.
+func (vp *vprogram) additional(b *strings.Builder, at Location, ap any, names []string, closed bool) {
+	undeclared := "if !isOneOf(k, " + goStrings(names) + ") {\n"
+	if len(names) == 0 {
+		undeclared = "{\n"
+	}
+	if closed {
+		known := "0"
+		if len(names) > 0 {
+			known = "known"
+		}
+		fmt.Fprintf(b, "if len(x) > %s {\nfor _, k := range sortedKeys(x) {\n%sst.unexpected(k)\n}\n}\n}\n", known, undeclared)
+		return
+	}
+	fn := vp.compile(at.Child("additionalProperties"), ap)
+	fmt.Fprintf(b, "for _, k := range sortedKeys(x) {\n%sst.push(k)\n%s(x[k], st)\nst.pop()\n}\n}\n", undeclared, fn)
 }
 
 // arrayChecks renders the array keywords; false when there are none.
