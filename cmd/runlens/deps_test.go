@@ -50,3 +50,22 @@ func TestTheProductBinaryLinksNoTestScaffolding(t *testing.T) {
 		t.Fatalf("the conformance build links %v; want the conformance fixtures", found)
 	}
 }
+
+// schemaLibraries are the run-time JSON Schema validator and the test oracle wrapping it: the
+// binary validates through the generated validators in gen, so neither is linked.
+var schemaLibraries = []string{
+	"github.com/santhosh-tekuri/jsonschema",
+	"github.com/runlens/runlens/internal/contract/oracle",
+}
+
+func TestTheProductBinaryLinksNoRunTimeSchemaValidator(t *testing.T) {
+	for _, tags := range []string{"", "conformance"} {
+		for _, p := range deps(t, tags) {
+			for _, lib := range schemaLibraries {
+				if p == lib || strings.HasPrefix(p, lib+"/") {
+					t.Errorf("runlens (tags %q) links %s; validation must go through the generated validators", tags, p)
+				}
+			}
+		}
+	}
+}

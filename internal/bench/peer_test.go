@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/runlens/runlens/gen"
-	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/internal/contract/oracle"
 	"github.com/runlens/runlens/internal/golden"
 )
 
@@ -68,7 +68,7 @@ func TestPeerAnswersMatchTheOutputSchemas(t *testing.T) {
 	if err := json.Unmarshal(raw, &answers); err != nil {
 		t.Fatal(err)
 	}
-	v := contract.NewValidator()
+	v := oracle.NewValidator()
 	for _, tool := range gen.Tools {
 		t.Run(tool.Name, func(t *testing.T) {
 			a, ok := answers[tool.Name]

@@ -85,6 +85,9 @@ func (m *Model) Render() (*Output, error) {
 			return nil, err
 		}
 	}
+	if out.Gen["validate_gen.go"], err = m.renderValidators(); err != nil {
+		return nil, err
+	}
 	for _, p := range m.Published {
 		b, err := indentJSON(p.Compact)
 		if err != nil {
@@ -109,7 +112,7 @@ func (m *Model) Render() (*Output, error) {
 
 // Version is the generator's version, written into every generated file's header. Bump it when
 // the generated code changes for the same schemas, so a reviewer sees why gen/ changed.
-const Version = "3"
+const Version = "4"
 
 // header is the top of every generated file: the Go convention that tools recognise, naming
 // the schemas the file comes from, then the generator's version.

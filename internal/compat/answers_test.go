@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/internal/contract/oracle"
 
 	"github.com/runlens/runlens/internal/testkit"
 )
@@ -26,7 +27,7 @@ type answer struct {
 // validator the server uses; clients such as the Go SDK do not validate at all.
 type published struct {
 	root string
-	v    *contract.Validator
+	v    *oracle.Validator
 
 	mu    sync.Mutex
 	cache map[string][]byte
@@ -35,7 +36,7 @@ type published struct {
 // sharedSchemas is one validator for the whole run, so each schema compiles once.
 var sharedSchemas = sync.OnceValue(func() *published {
 	root, _ := testkit.Root() // schemas checks it first
-	return &published{root: root, v: contract.NewValidator(), cache: map[string][]byte{}}
+	return &published{root: root, v: oracle.NewValidator(), cache: map[string][]byte{}}
 })
 
 // schemas returns the run's shared validator.

@@ -9,8 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // maxFileBytes bounds the configuration file; anything larger is not a hand-written config.
@@ -19,22 +17,12 @@ const maxFileBytes = 1 << 20
 // sizeFix is the fix of a file that cannot be read or is over maxFileBytes.
 const sizeFix = "make " + FileName + " a readable JSON file of at most 1 MiB"
 
-// Loader loads configurations against one compiled schema. Compiling the schema is the costly
-// part, so a process builds one Loader and loads as often as it needs.
+// Loader loads configurations and checks runlens.json against the configuration schema through
+// its generated validator. The zero Loader is ready to use.
 type Loader struct {
-	// schema returns the compiled schema; the embedded loader compiles it on the first file it
-	// reads, so a project without runlens.json never pays for it.
-	schema func() (*jsonschema.Schema, error)
-}
-
-// NewLoader compiles the configuration schema (the bytes of schemas/config.schema.json) with the
-// schemas it references (schemas/conventions.schema.json), each known by its $id.
-func NewLoader(schemaJSON []byte, refs ...[]byte) (*Loader, error) {
-	s, err := compileSchema(schemaJSON, refs...)
-	if err != nil {
-		return nil, err
-	}
-	return &Loader{schema: func() (*jsonschema.Schema, error) { return s, nil }}, nil
+	// check validates a parsed file; nil means the generated validator (schemaProblems). Tests
+	// put the run-time JSON Schema library here to compare the two.
+	check func(d *document, origin string) Errors
 }
 
 // Load builds the effective configuration: defaults, then runlens.json at the project root
@@ -211,11 +199,11 @@ func (l *Loader) apply(cfg *Config, origin string, data []byte) (set chosen, err
 			Problem: "this key appears more than once in the same object",
 			Fix:     "keep a single occurrence; JSON readers disagree on which one wins"})
 	}
-	schema, err := l.schema()
-	if err != nil {
-		return chosen{}, Errors{{Origin: origin, Problem: err.Error(), Fix: "report this: the configuration schema built into runlens does not compile"}}
+	check := l.check
+	if check == nil {
+		check = schemaProblems
 	}
-	errs = append(errs, schemaProblems(schema, doc, origin)...)
+	errs = append(errs, check(doc, origin)...)
 	if len(errs) > 0 {
 		return chosen{}, errs
 	}

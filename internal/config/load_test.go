@@ -7,38 +7,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-var (
-	loaderOnce sync.Once
-	loader     *Loader
-	loaderErr  error
-)
-
-// testLoader compiles the real schema from the repository once per test binary.
-func testLoader(t testing.TB) *Loader {
-	t.Helper()
-	loaderOnce.Do(func() {
-		data, err := os.ReadFile(filepath.Join("..", "..", "schemas", "config.schema.json"))
-		if err != nil {
-			loaderErr = err
-			return
-		}
-		conv, err := os.ReadFile(filepath.Join("..", "..", "schemas", "conventions.schema.json"))
-		if err != nil {
-			loaderErr = err
-			return
-		}
-		loader, loaderErr = NewLoader(data, conv)
-	})
-	if loaderErr != nil {
-		t.Fatalf("load schema: %v", loaderErr)
-	}
-	return loader
-}
+// testLoader is the loader the binary uses: the generated validator of the published schema.
+func testLoader(testing.TB) *Loader { return embedded }
 
 // project makes a project folder holding runlens.json with the given content ("" = no file).
 func project(t *testing.T, content string) string {
@@ -543,17 +517,6 @@ func TestCheckValidatesBytesWithoutAProject(t *testing.T) {
 	err := l.Check("runlens.json", []byte(`{"mcp": {"profile": 3}}`))
 	if err == nil || !strings.Contains(err.Error(), "runlens.json:1:") {
 		t.Errorf("Check(invalid) = %v, want a located error", err)
-	}
-}
-
-func TestLoaderNeedsTheReferencedSchemas(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "schemas", "config.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = NewLoader(data)
-	if err == nil || !strings.Contains(err.Error(), "conventions.schema.json") {
-		t.Errorf("NewLoader without the conventions schema = %v, want an error naming it", err)
 	}
 }
 

@@ -1,75 +1,39 @@
 package config
 
 import (
-	"bytes"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/runlens/runlens/gen"
 )
 
 // SchemaID is the $id of the configuration schema, which runlens.json files name in "$schema".
 const SchemaID = "https://runlens.dev/schemas/config.schema.json"
 
-var printer = message.NewPrinter(language.English)
+// publishedSchema is the path of the configuration schema among the published schemas.
+const publishedSchema = "config.schema.json"
 
-// compileSchema compiles the configuration schema once, pinned to draft 2020-12. refs are the
-// schemas it references (conventions.schema.json), each registered under its own $id.
-func compileSchema(schemaJSON []byte, refs ...[]byte) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	// Nothing is fetched: a reference to a schema that was not handed over fails to compile.
-	c.UseLoader(noLoader{})
-	for i, raw := range append([][]byte{schemaJSON}, refs...) {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			return nil, fmt.Errorf("parse schema %d: %w", i, err)
-		}
-		id := SchemaID
-		if i > 0 {
-			m, _ := doc.(map[string]any)
-			id, _ = m["$id"].(string)
-			if id == "" {
-				return nil, fmt.Errorf("referenced schema %d has no $id", i)
-			}
-		}
-		if err := c.AddResource(id, doc); err != nil {
-			return nil, fmt.Errorf("add schema %s: %w", id, err)
-		}
+// schemaProblems validates the document with the generated validator of the configuration
+// schema and turns each violation into an Error that names the key, what was expected and a fix
+// drawn from the schema's own descriptions.
+func schemaProblems(d *document, origin string) Errors {
+	vs, ok := gen.ValidatePublished(publishedSchema, d.value)
+	if !ok {
+		return Errors{{Origin: origin, Problem: "runlens has no configuration schema built in", Fix: "report this: gen was not regenerated"}}
 	}
-	s, err := c.Compile(SchemaID)
-	if err != nil {
-		return nil, fmt.Errorf("compile config schema: %w", err)
-	}
-	return s, nil
-}
-
-// noLoader refuses every URL, so compiling never reads files or the network.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema %s was not provided", url)
-}
-
-// schemaProblems validates the document and turns each failing leaf into an Error that names the
-// key, what was expected and a fix drawn from the schema's own descriptions.
-func schemaProblems(root *jsonschema.Schema, d *document, origin string) Errors {
-	err := root.Validate(d.value)
-	if err == nil {
+	if len(vs) == 0 {
 		return nil
 	}
-	var verr *jsonschema.ValidationError
-	if !errors.As(err, &verr) {
-		return Errors{{Origin: origin, Problem: err.Error(), Fix: "check the file against " + SchemaID}}
+	root, err := schemaTree()
+	if err != nil {
+		return Errors{{Origin: origin, Problem: err.Error(), Fix: "report this: the configuration schema built into runlens does not decode"}}
 	}
-	var out Errors
-	for _, leaf := range leaves(verr) {
-		out = append(out, problemsOf(root, d, origin, leaf)...)
+	out := make(Errors, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, problemOf(root, origin, v))
 	}
 	for _, e := range out {
 		e.Line, e.Column = d.locate(e.Pointer)
@@ -83,143 +47,108 @@ func schemaProblems(root *jsonschema.Schema, d *document, origin string) Errors 
 	return out
 }
 
-func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return []*jsonschema.ValidationError{e}
+// schemaTree is the published configuration schema, decoded once and only when a file has a
+// problem to explain: its descriptions become the fixes.
+var schemaTree = sync.OnceValues(func() (map[string]any, error) {
+	var root map[string]any
+	if err := json.Unmarshal(gen.ConfigSchema, &root); err != nil {
+		return nil, fmt.Errorf("decode the configuration schema: %w", err)
 	}
-	var out []*jsonschema.ValidationError
-	for _, c := range e.Causes {
-		out = append(out, leaves(c)...)
-	}
-	return out
-}
+	return root, nil
+})
 
-func problemsOf(root *jsonschema.Schema, d *document, origin string, leaf *jsonschema.ValidationError) Errors {
-	loc := leaf.InstanceLocation
-	at := pointer(loc)
-	here := schemaAt(root, loc)
-	switch k := leaf.ErrorKind.(type) {
-	case *kind.AdditionalProperties:
-		known := knownKeys(here)
-		var out Errors
-		for _, p := range k.Properties {
-			out = append(out, &Error{
-				Origin:  origin,
-				Pointer: at + "/" + escapePointer(p),
-				Problem: "unknown key " + quoteValue(p),
-				Fix:     unknownKeyFix(p, known),
-			})
+// problemOf words one violation for a person editing runlens.json.
+func problemOf(root map[string]any, origin string, v gen.Violation) *Error {
+	tokens := splitPointer(v.Pointer)
+	e := &Error{Origin: origin, Pointer: v.Pointer}
+	switch v.Keyword {
+	case "additionalProperties":
+		e.Problem = "unknown key " + quoteValue(v.Property)
+		e.Fix = unknownKeyFix(v.Property, knownKeys(schemaAt(root, tokens[:len(tokens)-1])))
+	case "required":
+		e.Problem = fmt.Sprintf("missing required key %q", v.Property)
+		e.Fix = fmt.Sprintf("add %q", v.Property)
+		if desc := describe(propertyOf(schemaAt(root, tokens[:len(tokens)-1]), v.Property)); desc != "" {
+			e.Fix += ": " + desc
 		}
-		return out
-	case *kind.Required:
-		var out Errors
-		for _, m := range k.Missing {
-			fix := fmt.Sprintf("add %q", m)
-			if desc := describe(propertyOf(here, m)); desc != "" {
-				fix += ": " + desc
-			}
-			out = append(out, &Error{
-				Origin:  origin,
-				Pointer: at + "/" + escapePointer(m),
-				Problem: fmt.Sprintf("missing required key %q", m),
-				Fix:     fix,
-			})
+	case "type":
+		e.Problem = v.Message
+		e.Fix = fixFrom(schemaAt(root, tokens), "give a "+strings.Join(v.Want, " or "))
+	case "enum":
+		want := make([]string, len(v.Want))
+		for i, w := range v.Want {
+			want[i] = fmt.Sprintf("%q", w)
 		}
-		return out
-	case *kind.Type:
-		return Errors{{
-			Origin:  origin,
-			Pointer: at,
-			Problem: fmt.Sprintf("expected %s, got %s", strings.Join(k.Want, " or "), k.Got),
-			Fix:     fixFrom(here, "give a "+strings.Join(k.Want, " or ")),
-		}}
-	case *kind.Enum:
-		want := make([]string, len(k.Want))
-		for i, w := range k.Want {
-			want[i] = fmt.Sprintf("%q", fmt.Sprint(w))
-		}
-		got := fmt.Sprint(k.Got)
-		return Errors{{
-			Origin:  origin,
-			Pointer: at,
-			Problem: fmt.Sprintf("expected one of %s, got %s", strings.Join(want, ", "), quoteValue(got)),
-			Fix:     "use one of " + strings.Join(want, ", "),
-		}}
-	case *kind.Pattern:
+		e.Problem = fmt.Sprintf("expected one of %s, got %s", strings.Join(want, ", "), quoteValue(v.Got))
+		e.Fix = "use one of " + strings.Join(want, ", ")
+	case "pattern":
 		// The value is not echoed: a malformed source URL may carry a password.
-		return Errors{{
-			Origin:  origin,
-			Pointer: at,
-			Problem: "the value does not have the expected form",
-			Fix:     fixFrom(here, "match the pattern "+k.Want),
-		}}
+		e.Problem = "the value does not have the expected form"
+		e.Fix = fixFrom(schemaAt(root, tokens), "match the pattern "+v.Want[0])
+	default:
+		e.Problem = v.Message
+		e.Fix = fixFrom(schemaAt(root, tokens), "see "+SchemaID)
 	}
-	return Errors{{
-		Origin:  origin,
-		Pointer: at,
-		Problem: leaf.ErrorKind.LocalizedString(printer),
-		Fix:     fixFrom(here, "see "+SchemaID),
-	}}
+	return e
 }
 
-// schemaAt follows an instance location through properties and items to the schema that
+// schemaAt follows an instance location through properties and items to the schema node that
 // describes it; nil when the location is outside the schema (an unknown key).
-func schemaAt(s *jsonschema.Schema, loc []string) *jsonschema.Schema {
-	for _, tok := range loc {
-		s = deref(s)
+func schemaAt(s map[string]any, tokens []string) map[string]any {
+	for _, tok := range tokens {
 		if s == nil {
 			return nil
 		}
-		if p, ok := s.Properties[tok]; ok {
+		if p := propertyOf(s, tok); p != nil {
 			s = p
 			continue
 		}
-		s = s.Items2020
+		s, _ = s["items"].(map[string]any)
 	}
 	return s
 }
 
-func deref(s *jsonschema.Schema) *jsonschema.Schema {
-	for s != nil && s.Ref != nil && s.Properties == nil && s.Items2020 == nil {
-		s = s.Ref
-	}
-	return s
+// propertyOf is the schema of one declared property, nil when it is not declared.
+func propertyOf(s map[string]any, name string) map[string]any {
+	props, _ := s["properties"].(map[string]any)
+	p, _ := props[name].(map[string]any)
+	return p
 }
 
-func propertyOf(s *jsonschema.Schema, name string) *jsonschema.Schema {
-	if s = deref(s); s == nil {
-		return nil
-	}
-	return s.Properties[name]
+// describe is a schema node's description ("" when it has none; the published schema keeps the
+// use site's description where a definition was inlined).
+func describe(s map[string]any) string {
+	d, _ := s["description"].(string)
+	return d
 }
 
-// describe is the first description along a $ref chain: the use site's, else the target's.
-func describe(s *jsonschema.Schema) string {
-	for ; s != nil; s = s.Ref {
-		if s.Description != "" {
-			return s.Description
-		}
-	}
-	return ""
-}
-
-func fixFrom(s *jsonschema.Schema, fallback string) string {
+func fixFrom(s map[string]any, fallback string) string {
 	if d := describe(s); d != "" {
 		return d
 	}
 	return fallback
 }
 
-func knownKeys(s *jsonschema.Schema) []string {
-	if s = deref(s); s == nil {
-		return nil
-	}
-	keys := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
+func knownKeys(s map[string]any) []string {
+	props, _ := s["properties"].(map[string]any)
+	keys := make([]string, 0, len(props))
+	for k := range props {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// splitPointer splits a JSON pointer into unescaped tokens; "" is the root.
+func splitPointer(p string) []string {
+	if p == "" {
+		return nil
+	}
+	parts := strings.Split(p[1:], "/")
+	for i, t := range parts {
+		parts[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return parts
 }
 
 // unknownKeyFix suggests the closest known key, so a typo is fixed without opening the schema.

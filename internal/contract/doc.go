@@ -1,4 +1,5 @@
-// Package contract is the JSON Schema validator the server checks tool arguments and answers
-// with, and the configuration and conventions documents, against the published schemas. Its
-// field errors are the generated gen.ErrorField, the type a tool error carries.
+// Package contract checks tool arguments and answers, and the configuration and conventions
+// documents, against the published schemas, through the validators the generator emits into
+// gen (one function per schema node; no schema is compiled at run time). Its field errors are
+// the generated gen.ErrorField, the type a tool error carries.
 package contract

@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,20 +9,22 @@ import (
 
 	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/internal/contract/oracle"
 )
 
 // examplesDir holds valid and invalid payloads per tool.
 const examplesDir = "../../schemas/examples"
 
 // TestExamplesAgreeWithThePublishedSchemas validates every example payload against the schema
-// tools/list publishes for its tool: valid-* must pass, invalid-* must fail, and every failure
-// must carry a JSON pointer and say what was expected.
+// tools/list publishes for its tool: valid-* must pass, invalid-* must fail, every failure
+// must carry a JSON pointer and say what was expected, and the generated validator must report
+// exactly what the run-time library (the oracle) reports.
 func TestExamplesAgreeWithThePublishedSchemas(t *testing.T) {
 	dirs, err := os.ReadDir(examplesDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := contract.NewValidator()
+	o := oracle.NewValidator()
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		if !d.IsDir() {
@@ -48,13 +51,20 @@ func TestExamplesAgreeWithThePublishedSchemas(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				schema := tool.InputSchema
+				schema, path := tool.InputSchema, contract.InputPath(tool.Name)
 				if side == "output" {
-					schema = tool.OutputSchema
+					schema, path = tool.OutputSchema, contract.OutputPath(tool.Name)
 				}
-				errs, err := v.Validate(tool.Name+"."+side, schema, data)
+				errs, err := contract.Validate(path, data)
 				if err != nil {
 					t.Fatal(err)
+				}
+				want, err := o.Validate(tool.Name+"."+side, schema, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(errs) != fmt.Sprint(want) {
+					t.Errorf("the generated validator and the oracle disagree:\ngenerated %v\noracle    %v", errs, want)
 				}
 				if kind == "valid" && len(errs) > 0 {
 					t.Errorf("a valid example fails: %v", errs)

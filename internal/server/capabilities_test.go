@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/runlens/runlens/gen"
-	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/internal/contract/oracle"
 	"github.com/runlens/runlens/internal/mcp"
 )
 
@@ -22,7 +22,7 @@ import (
 func TestCapabilitiesGiveEachOperationsRealInputSchema(t *testing.T) {
 	h := New(Options{Flows: &adversary{}, Profile: ProfileCompact})
 	caps, _ := gen.Lookup(gen.ToolRunlensCapabilities)
-	v := contract.NewValidator()
+	v := oracle.NewValidator()
 	if len(gen.FullProfile) != 13 {
 		t.Fatalf("the full profile has %d operations, want 13", len(gen.FullProfile))
 	}

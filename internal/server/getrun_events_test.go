@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/runlens/runlens/gen"
-	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/internal/contract/oracle"
 	"github.com/runlens/runlens/internal/shape"
 )
 
@@ -61,7 +61,7 @@ func TestGetRunFullShowsSpanEventsBounded(t *testing.T) {
 		}
 	})
 	tool, _ := gen.Lookup(gen.ToolGetRun)
-	v := contract.NewValidator()
+	v := oracle.NewValidator()
 
 	res := getRun(t, h, traceID, "full")
 	if fields, err := v.Validate("get_run.output", tool.OutputSchema, res.Structured); err != nil || len(fields) > 0 {

@@ -19,7 +19,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/runlens/runlens/gen"
-	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/internal/contract/oracle"
 	"github.com/runlens/runlens/internal/flows"
 	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/shape"
@@ -46,7 +46,7 @@ func TestGetRunFullBoundsTheAttributesOfAWideSpan(t *testing.T) {
 	slices.Sort(keys)
 	res := getRun(t, h, traceID, "full")
 	tool, _ := gen.Lookup(gen.ToolGetRun)
-	if fields, err := contract.NewValidator().Validate("get_run.output", tool.OutputSchema, res.Structured); err != nil || len(fields) > 0 {
+	if fields, err := oracle.NewValidator().Validate("get_run.output", tool.OutputSchema, res.Structured); err != nil || len(fields) > 0 {
 		t.Fatalf("the answer fails its output schema: %v %v", fields, err)
 	}
 
@@ -140,7 +140,7 @@ func TestGetRunNeverFailsItsSchemaOnOversizedTelemetry(t *testing.T) {
 		}
 	})
 	tool, _ := gen.Lookup(gen.ToolGetRun)
-	v := contract.NewValidator()
+	v := oracle.NewValidator()
 	for _, detail := range []string{"summary", "standard", "full"} {
 		t.Run("detail "+detail, func(t *testing.T) {
 			res := getRun(t, h, traceID, detail)

@@ -67,10 +67,9 @@ type Source struct {
 
 // Handler implements mcp.Handler over the generated registry.
 type Handler struct {
-	opts      Options
-	validator *contract.Validator
-	tools     []gen.Tool
-	infos     []mcp.ToolInfo
+	opts  Options
+	tools []gen.Tool
+	infos []mcp.ToolInfo
 }
 
 var _ mcp.Handler = (*Handler)(nil)
@@ -86,7 +85,7 @@ func New(o Options) *Handler {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{opts: o, validator: contract.NewValidator()}
+	h := &Handler{opts: o}
 	h.tools = gen.Tools
 	if o.Profile == ProfileCompact {
 		h.tools = gen.CompactTools
@@ -155,10 +154,11 @@ func (h *Handler) call(ctx context.Context, t gen.Tool, args json.RawMessage, op
 // checkArgs validates args against t's input schema; on failure it returns the tool error result
 // that lists every failing field, so the model can correct itself.
 func (h *Handler) checkArgs(ctx context.Context, t gen.Tool, args json.RawMessage, op string) (mcp.CallResult, bool) {
-	fields, err := h.validator.Validate(t.Name+".input", t.InputSchema, args)
+	fields, err := contract.Validate(contract.InputPath(t.Name), args)
 	if err != nil {
-		// The arguments were not JSON at all, or the schema did not compile (a server bug the
-		// generator's tests rule out); either way the model can only be told its input was bad.
+		// The arguments were not JSON at all, or no schema is published for the tool (a server
+		// bug the generator's tests rule out); either way the model can only be told its input
+		// was bad.
 		h.opts.Logger.Warn("validate arguments", "tool", t.Name, "err", err)
 		fields = []contract.FieldError{{Pointer: "", Message: "arguments must be a JSON object"}}
 	}
@@ -228,7 +228,7 @@ func (h *Handler) finish(t gen.Tool, detail shape.Detail, raw []byte, paging *sh
 		}
 		return mcp.CallResult{}, fmt.Errorf("%s output: %w", t.Name, err)
 	}
-	fields, err := h.validator.Validate(t.Name+".output", t.OutputSchema, fitted)
+	fields, err := contract.Validate(contract.OutputPath(t.Name), fitted)
 	if err != nil || len(fields) > 0 {
 		h.opts.Logger.Error("output failed its schema", "tool", t.Name, "fields", fields, "err", err)
 		return mcp.CallResult{}, &mcp.Error{Code: mcp.CodeInternal, Message: "internal error: the " + t.Name + " answer failed its own output schema"}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/runlens/runlens/gen"
-	"github.com/runlens/runlens/internal/contract"
+	"github.com/runlens/runlens/internal/contract/oracle"
 	"github.com/runlens/runlens/internal/mcp"
 	"github.com/runlens/runlens/internal/shape"
 	"github.com/runlens/runlens/internal/toolerr"
@@ -55,7 +55,7 @@ func TestEveryAnswerFitsItsBudgetAndLeaksNoSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := New(Options{Flows: adv})
-	v := contract.NewValidator()
+	v := oracle.NewValidator()
 	for _, tool := range gen.Tools {
 		details := []string{""}
 		if takesDetail(tool) {

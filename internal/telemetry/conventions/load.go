@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/runlens/runlens/gen"
 	"github.com/runlens/runlens/internal/contract"
 )
 
@@ -106,18 +105,15 @@ func merge(base, over map[string]any) map[string]any {
 	return out
 }
 
-// validator checks documents against the published conventions schema, with the same
-// validator setup as tool arguments, answers and runlens.json.
-var validator = contract.NewValidator()
-
-// validate checks a decoded document against the conventions schema, naming every failing
-// field by its pointer.
+// validate checks a decoded document against the published conventions schema (through its
+// generated validator, as tool arguments, answers and runlens.json are checked), naming every
+// failing field by its pointer.
 func validate(doc map[string]any) error {
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("encode conventions: %w", err)
 	}
-	fields, err := validator.Validate("conventions.schema.json", gen.ConventionsSchema, raw)
+	fields, err := contract.Validate("conventions.schema.json", raw)
 	if err != nil {
 		return fmt.Errorf("validate conventions: %w", err)
 	}

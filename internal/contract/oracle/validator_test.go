@@ -1,4 +1,4 @@
-package contract
+package oracle
 
 import (
 	"fmt"

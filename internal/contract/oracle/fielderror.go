@@ -1,4 +1,4 @@
-package contract
+package oracle
 
 import (
 	"fmt"
@@ -13,12 +13,8 @@ import (
 	"golang.org/x/text/message"
 )
 
-// FieldError is one failing field of an instance: where it is and what was expected, worded so
-// a model reading a tool error can correct its next call. It is the generated type of a tool
-// error's fields (defs/error.json), so the validator's findings go into an invalid_arguments
-// error as they are. Pointer is the RFC 6901 JSON pointer of the failing value, "" for the
-// root; for a missing or unexpected property it points at that property, so every field is
-// named. Message says what was expected, e.g. "maximum is 100, got 500".
+// FieldError is one failing field, the type the generated validators report too
+// (contract.FieldError), so the two can be compared as they are.
 type FieldError = gen.ErrorField
 
 // fieldErrors flattens the validator's error tree into its leaves, one FieldError per failing
@@ -69,12 +65,12 @@ func leafErrors(e *jsonschema.ValidationError) []FieldError {
 		}
 		return errs
 	}
-	return []FieldError{{Pointer: at, Message: describe(e.ErrorKind)}}
+	return []FieldError{{Pointer: at, Message: Describe(e.ErrorKind)}}
 }
 
-// describe words one error kind as an expectation. Values the caller sent are echoed only when
+// Describe words one error kind as an expectation. Values the caller sent are echoed only when
 // they are numbers or types, never strings, so an answer cannot carry a pasted secret back.
-func describe(k jsonschema.ErrorKind) string {
+func Describe(k jsonschema.ErrorKind) string {
 	switch k := k.(type) {
 	case *kind.Type:
 		return fmt.Sprintf("expected %s, got %s", strings.Join(k.Want, " or "), k.Got)
