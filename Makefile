@@ -91,7 +91,10 @@ bench: ## Run the benchmarks of BENCHMARKS.md (not timed tests): protocol vs a g
 	done
 	RUNLENS_BENCH=1 $(GO) test -count=1 -timeout 15m -run '^TestAspireLatencyReport$$' -v ./internal/telemetry/aspire
 	RUNLENS_BENCH=1 RUNLENS_JAEGER="$$(.ci/install-jaeger)" $(GO) test -count=1 -timeout 15m -run '^TestJaegerReport$$' -v ./internal/telemetry/jaeger
-	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store ./internal/otlp
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./internal/docs ./internal/shape ./internal/mcp ./internal/telemetry/store
+	@# B5: 1,000 batches of 512 spans from 4 senders per benchmark; BenchmarkIngestSideBySide sends the
+	@# same batches to runlens and to Jaeger v2 (memory and Badger storage) over HTTP and gRPC in one run.
+	RUNLENS_JAEGER="$$(.ci/install-jaeger)" $(GO) test -count=1 -timeout 30m -run '^$$' -bench . -benchmem -benchtime 1000x -v ./internal/otlp
 	CHDB_LIB_PATH="$$(.ci/install-chdb)" CGO_ENABLED=0 $(GO) test -tags chdb -count=1 -timeout 90m -run '^$$' -bench '^BenchmarkB10$$' -benchtime 1x -v ./internal/telemetry/clickhouse
 
 .PHONY: lint

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Discovery bounds: project files are read whole, so they are capped, and a huge Makefile must
@@ -23,11 +24,11 @@ const (
 
 // discoveredName is what a discovered target or script name must look like to become a path
 // token: file targets (with /), pattern rules and anything exotic are left out.
-var discoveredName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+:-]*$`)
+var discoveredName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+:-]*$`) })
 
 // makeRule matches a rule line: one or more targets, then ":" or "::" not followed by "=" (which
 // would be an assignment), then prerequisites and an optional "## description".
-var makeRule = regexp.MustCompile(`^([^\s:=#][^:=#]*?)\s*::?(?:[^:=].*)?$`)
+var makeRule = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^\s:=#][^:=#]*?)\s*::?(?:[^:=].*)?$`) })
 
 // makefileNames are the files GNU make reads by default, in its order.
 var makefileNames = []string{"GNUmakefile", "makefile", "Makefile"}
@@ -76,12 +77,12 @@ func parseMakefile(data []byte) []Command {
 		} else if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		m := makeRule.FindStringSubmatch(strings.TrimRight(line, " \t"))
+		m := makeRule().FindStringSubmatch(strings.TrimRight(line, " \t"))
 		if m == nil {
 			continue
 		}
 		for _, target := range strings.Fields(m[1]) {
-			if !discoveredName.MatchString(target) || seen[target] {
+			if !discoveredName().MatchString(target) || seen[target] {
 				continue
 			}
 			seen[target] = true
@@ -124,7 +125,7 @@ func DiscoverPackageJSON(root string) ([]Command, error) {
 	}
 	names := make([]string, 0, len(pkg.Scripts))
 	for name := range pkg.Scripts {
-		if discoveredName.MatchString(name) {
+		if discoveredName().MatchString(name) {
 			names = append(names, name)
 		}
 	}

@@ -3,6 +3,7 @@ package docs
 import (
 	"path"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
@@ -19,7 +20,8 @@ const (
 
 // markdown is shared by every parse: goldmark's parser is safe for concurrent use once built.
 // CommonMark alone is enough to tell headings from code; no extension changes what a heading is.
-var markdown = goldmark.DefaultParser()
+// It is built on first parse, so a serve that never indexes docs does not build it.
+var markdown = sync.OnceValue(goldmark.DefaultParser)
 
 // document is one indexed Markdown file. It is immutable once added to the index, except for its
 // slug, which only changes under the index's write lock when a slug collision resolves anew.
@@ -57,7 +59,7 @@ type section struct {
 func parseDocument(name string, src []byte) (*document, []byte, frontMatter) {
 	fm, body := splitFrontMatter(src)
 	// The parser reads a tamed copy; offsets and text are taken from body, which it mirrors.
-	root := markdown.Parse(text.NewReader(tame(body)))
+	root := markdown().Parse(text.NewReader(tame(body)))
 
 	d := &document{path: name}
 	var (

@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // toolNamePattern is the MCP tool-name rule every published name must satisfy.
-var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+// It is compiled on first use: the bounded repetition makes a large program that serve would
+// otherwise build at start-up.
+var toolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 
 // defaultInputSchema stands in for a tool that declares no input schema, since inputSchema is
 // required on the wire.
@@ -26,8 +29,8 @@ func CheckTools(tools []ToolInfo) error {
 	var errs []error
 	seen := make(map[string]bool, len(tools))
 	for i, t := range tools {
-		if !toolNamePattern.MatchString(t.Name) {
-			errs = append(errs, fmt.Errorf("tool %d: name %q does not match %s", i, t.Name, toolNamePattern))
+		if !toolNamePattern().MatchString(t.Name) {
+			errs = append(errs, fmt.Errorf("tool %d: name %q does not match %s", i, t.Name, toolNamePattern()))
 		}
 		if seen[t.Name] {
 			errs = append(errs, fmt.Errorf("tool %q: listed twice", t.Name))

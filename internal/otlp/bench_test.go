@@ -96,18 +96,21 @@ func httpSender(_ *testing.B, a helperAddrs) func(body []byte) error {
 // BenchmarkIngestGRPC is B5 over OTLP/gRPC: the same batches, one connection per sender (as
 // each exporter keeps its own), calling TraceService/Export.
 func BenchmarkIngestGRPC(b *testing.B) {
-	benchmarkIngest(b, nil, func(b *testing.B, a helperAddrs) func(body []byte) error {
-		conns := make(chan *grpc.ClientConn, benchSenders)
-		for range benchSenders {
-			conns <- dialGRPC(b, a.grpc)
-		}
-		return func(body []byte) error {
-			cc := <-conns
-			defer func() { conns <- cc }()
-			var reply []byte
-			return cc.Invoke(context.Background(), grpcTraces, &body, &reply, grpc.ForceCodecV2(rawCodec{}))
-		}
-	})
+	benchmarkIngest(b, nil, grpcSender)
+}
+
+// grpcSender calls TraceService/Export with each body over one of benchSenders connections.
+func grpcSender(b *testing.B, a helperAddrs) func(body []byte) error {
+	conns := make(chan *grpc.ClientConn, benchSenders)
+	for range benchSenders {
+		conns <- dialGRPC(b, a.grpc)
+	}
+	return func(body []byte) error {
+		cc := <-conns
+		defer func() { conns <- cc }()
+		var reply []byte
+		return cc.Invoke(context.Background(), grpcTraces, &body, &reply, grpc.ForceCodecV2(rawCodec{}))
+	}
 }
 
 // rawCodec sends bytes encoded beforehand, so that the senders' cost is the same as over HTTP
@@ -131,47 +134,15 @@ const benchSenders, benchBatchSpans = 4, 512
 // benchmarkIngest runs B5 with the sender open returns, one per sender goroutine, every batch's
 // resource carrying the attributes of resource besides benchTraces' own. Besides the rate and
 // the receiver's CPU time and peak RSS, it reports the store file's size per span once the
-// receiver closed it.
-func benchmarkIngest(b *testing.B, resource map[string]string, open func(b *testing.B, a helperAddrs) func(body []byte) error) {
+// receiver closed it. It returns the rate in spans per second.
+func benchmarkIngest(b *testing.B, resource map[string]string, open func(b *testing.B, a helperAddrs) func(body []byte) error) float64 {
 	// The receiver runs in its own process (this binary re-executed, see TestMain) so that its
 	// CPU time and peak RSS are its own, not the senders'.
 	path := filepath.Join(b.TempDir(), "telemetry.db")
 	child, addrs := startHelperProcess(b, path)
-	// Every batch is distinct (new trace ids, later timestamps), as from a live application;
-	// encoding them is the senders' work, done before the clock starts.
-	start := time.Now().Add(-time.Hour)
-	bodies := make([][]byte, b.N)
-	for i := range bodies {
-		td := benchTraces(uint64(i), benchBatchSpans, start.Add(time.Duration(i)*time.Millisecond))
-		for k, v := range resource {
-			td.ResourceSpans().At(0).Resource().Attributes().PutStr(k, v)
-		}
-		bodies[i] = protoTraces(b, td)
-	}
-	send := open(b, addrs)
-	batches := make(chan int)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for range benchSenders {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range batches {
-				if err := send(bodies[i]); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	for i := 0; i < b.N; i++ {
-		batches <- i
-	}
-	close(batches)
-	wg.Wait()
-	b.StopTimer()
+	bodies := benchBodies(b, resource)
+	rate := sendBatches(b, bodies, open(b, addrs))
 	spans := float64(b.N * benchBatchSpans)
-	b.ReportMetric(spans/b.Elapsed().Seconds(), "spans/s")
 	// The peak RSS is read from the process itself: its rusage would also count the memory of
 	// this process at the moment it was started (os/exec starts it with vfork, and Linux folds
 	// the parent's high-water mark into the child's at exec), which for a second benchmark in
@@ -197,6 +168,63 @@ func benchmarkIngest(b *testing.B, resource map[string]string, open func(b *test
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(fi.Size())/spans, "store-bytes/span")
+	return rate
+}
+
+// benchBodies is b.N batches encoded as OTLP protobuf, each batch's resource carrying the
+// attributes of resource besides benchTraces' own. Every batch is distinct (new trace ids,
+// later timestamps), as from a live application; encoding them is the senders' work, done
+// before the clock starts.
+func benchBodies(b *testing.B, resource map[string]string) [][]byte {
+	start := time.Now().Add(-time.Hour)
+	bodies := make([][]byte, b.N)
+	for i := range bodies {
+		td := benchTraces(uint64(i), benchBatchSpans, start.Add(time.Duration(i)*time.Millisecond))
+		for k, v := range resource {
+			td.ResourceSpans().At(0).Resource().Attributes().PutStr(k, v)
+		}
+		bodies[i] = protoTraces(b, td)
+	}
+	return bodies
+}
+
+// sendBatches sends bodies with send from benchSenders goroutines, the clock running only
+// while they send, and reports and returns the rate in spans per second. Every send must
+// succeed.
+func sendBatches(b *testing.B, bodies [][]byte, send func(body []byte) error) float64 {
+	batches := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed int
+	var first error
+	b.ResetTimer()
+	for range benchSenders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range batches {
+				if err := send(bodies[i]); err != nil {
+					mu.Lock()
+					if failed++; first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range bodies {
+		batches <- i
+	}
+	close(batches)
+	wg.Wait()
+	b.StopTimer()
+	if failed > 0 {
+		b.Fatalf("%d of %d batches were not accepted; the first: %v", failed, len(bodies), first)
+	}
+	rate := float64(len(bodies)*benchBatchSpans) / b.Elapsed().Seconds()
+	b.ReportMetric(rate, "spans/s")
+	return rate
 }
 
 // peakRSS is the VmHWM of a running process, in bytes.

@@ -250,13 +250,13 @@ var cookieAttributes = []string{"expires", "max-age", "domain", "path", "samesit
 // cookiePair is one name=value of a cookie header. A value ends where a cookie value cannot go
 // on (RFC 6265: at white space, ';' or '"'), so text after the header on the same line is
 // left to the other rules; a quoted value is one value.
-var cookiePair = regexp.MustCompile(`([^\s=;,"]+)\s*=\s*("[^"]*"|[^;\s"]*)`)
+var cookiePair = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([^\s=;,"]+)\s*=\s*("[^"]*"|[^;\s"]*)`) })
 
 // redactCookies replaces the value of every cookie in a Cookie or (set) Set-Cookie header value,
 // keeping the names and a Set-Cookie's attributes.
 func redactCookies(v string, set bool) string {
-	return cookiePair.ReplaceAllStringFunc(v, func(pair string) string {
-		m := cookiePair.FindStringSubmatchIndex(pair)
+	return cookiePair().ReplaceAllStringFunc(v, func(pair string) string {
+		m := cookiePair().FindStringSubmatchIndex(pair)
 		name, value := pair[m[2]:m[3]], pair[m[4]:m[5]]
 		if value == "" || value == Redacted || set && slices.ContainsFunc(cookieAttributes, func(a string) bool { return strings.EqualFold(a, name) }) {
 			return pair

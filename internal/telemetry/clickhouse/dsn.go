@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 )
@@ -33,7 +34,7 @@ type endpoint struct {
 
 // ident is what a table name (or attribute key spliced as an identifier) may look like: plain
 // ClickHouse identifiers only, so a name never needs quoting and never carries SQL.
-var ident = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+var ident = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`) })
 
 // errSource is wrapped by every parse failure.
 var errSource = errors.New("invalid clickhouse source")
@@ -94,7 +95,7 @@ func parseEndpoint(raw, traces, logs string) (endpoint, error) {
 	e.traces = orDefault(traces, orDefault(q.Get("traces_table"), DefaultTracesTable))
 	e.logs = orDefault(logs, orDefault(q.Get("logs_table"), DefaultLogsTable))
 	for what, name := range map[string]string{"database": e.database, "traces_table": e.traces, "logs_table": e.logs} {
-		if !ident.MatchString(name) {
+		if !ident().MatchString(name) {
 			return e, fmt.Errorf("%w: %s %q is not a plain identifier (letters, digits, _)", errSource, what, name)
 		}
 	}

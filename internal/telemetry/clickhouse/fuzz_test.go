@@ -31,7 +31,7 @@ func FuzzParseEndpoint(f *testing.F) {
 			return
 		}
 		for _, name := range []string{e.database, e.traces, e.logs} {
-			if !ident.MatchString(name) {
+			if !ident().MatchString(name) {
 				t.Fatalf("%q parsed to the identifier %q", raw, name)
 			}
 		}

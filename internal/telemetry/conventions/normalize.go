@@ -21,7 +21,9 @@ const (
 )
 
 // inList folds an IN list of placeholders to one, so IN (1,2) and IN (1,2,3) group together.
-var inList = regexp.MustCompile(`(?i)\bIN\s*\(\s*\?(?:\s*,\s*\?)*\s*\)`)
+var inList = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bIN\s*\(\s*\?(?:\s*,\s*\?)*\s*\)`)
+})
 
 // NormalizeStatement replaces the literals of a query — numbers, single-quoted strings, hex
 // (0x…, X'…'), whole IN lists — with ?, collapses whitespace and cuts the result to 120
@@ -73,7 +75,7 @@ func NormalizeStatementN(s string, n int) string {
 			i++
 		}
 	}
-	return truncate(inList.ReplaceAllString(b.String(), "IN (?)"), n)
+	return truncate(inList().ReplaceAllString(b.String(), "IN (?)"), n)
 }
 
 // skipQuoted returns the index after the quoted text starting at rs[i] == q, honouring doubled
@@ -120,29 +122,33 @@ func skipNumber(rs []rune, i int) int {
 	return i
 }
 
-var (
-	uuidPattern   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	hexPattern    = regexp.MustCompile(`(?i)\b0x[0-9a-f]+\b|\b[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*\b|\b[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*\b`)
-	quotedPattern = regexp.MustCompile("\"[^\"]*\"|'[^']*'|`[^`]*`")
-	digitsPattern = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?`)
-	spacePattern  = regexp.MustCompile(`\s+`)
-)
+// messagePatterns are NormalizeMessage's expressions, compiled on its first call rather than at
+// start-up.
+var messagePatterns = sync.OnceValue(func() (p struct{ uuid, hex, quoted, digits, space *regexp.Regexp }) {
+	p.uuid = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	p.hex = regexp.MustCompile(`(?i)\b0x[0-9a-f]+\b|\b[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*\b|\b[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*\b`)
+	p.quoted = regexp.MustCompile("\"[^\"]*\"|'[^']*'|`[^`]*`")
+	p.digits = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?`)
+	p.space = regexp.MustCompile(`\s+`)
+	return p
+})
 
 // NormalizeMessage collapses the variable parts of an error message — quoted values, UUIDs,
 // hex ids, numbers — to ? and whitespace to one space, so "order 17 not found" and "order 18
 // not found" are the same failure.
 func NormalizeMessage(msg string) string {
-	s := quotedPattern.ReplaceAllString(msg, "?")
-	s = uuidPattern.ReplaceAllString(s, "?")
-	s = hexPattern.ReplaceAllStringFunc(s, func(m string) string {
+	p := messagePatterns()
+	s := p.quoted.ReplaceAllString(msg, "?")
+	s = p.uuid.ReplaceAllString(s, "?")
+	s = p.hex.ReplaceAllStringFunc(s, func(m string) string {
 		// Short mixed tokens (e.g. "utf8", "v2") are words, not ids.
 		if len(m) < 8 && !strings.HasPrefix(strings.ToLower(m), "0x") {
 			return m
 		}
 		return "?"
 	})
-	s = digitsPattern.ReplaceAllString(s, "?")
-	s = strings.TrimSpace(spacePattern.ReplaceAllString(s, " "))
+	s = p.digits.ReplaceAllString(s, "?")
+	s = strings.TrimSpace(p.space.ReplaceAllString(s, " "))
 	return truncate(s, maxMessage)
 }
 

@@ -42,8 +42,13 @@ type Server struct {
 	QueryURL string
 	// OTLPURL is the OTLP/HTTP receiver's base URL.
 	OTLPURL string
-	cmd     *exec.Cmd
-	logs    *lockedBuffer
+	// OTLPGRPC is the OTLP/gRPC receiver's address (host:port).
+	OTLPGRPC string
+	// MetricsURL is the URL of Jaeger's own metrics in the Prometheus text format, when
+	// Options.Metrics asked for them.
+	MetricsURL string
+	cmd        *exec.Cmd
+	logs       *lockedBuffer
 }
 
 // Binary returns the Jaeger binary: RUNLENS_JAEGER, else the one .ci/install-jaeger leaves in
@@ -76,6 +81,15 @@ type Options struct {
 	// scans over all time read them all: a suite of thousands of queries then spends most of
 	// its time reading Jaeger's own traces.
 	NoSelfTracing bool
+	// Badger stores the traces in Badger files in a folder of the test's (not ephemeral, and
+	// without an fsync per write, Badger's default) instead of in memory.
+	Badger bool
+	// Unbatched leaves out the batch processor, so that the receiver answers an export once
+	// the storage has written it rather than once the batch is queued.
+	Unbatched bool
+	// Metrics serves Jaeger's own metrics (the collector's "basic" level: spans accepted,
+	// sent to storage, failed) at Server.MetricsURL.
+	Metrics bool
 }
 
 // Start runs a fresh Jaeger for t and stops it when t ends; it returns once the query API
@@ -87,17 +101,34 @@ func Start(t testing.TB, opts ...Options) *Server {
 		o = opts[0]
 	}
 	bin := Binary(t)
-	ports := freePorts(t, 4)
-	query, grpcQuery, otlpGRPC, otlpHTTP := ports[0], ports[1], ports[2], ports[3]
+	ports := freePorts(t, 5)
+	query, grpcQuery, otlpGRPC, otlpHTTP, metrics := ports[0], ports[1], ports[2], ports[3], ports[4]
 	dir := t.TempDir()
 	config := filepath.Join(dir, "jaeger.yaml")
-	if err := os.WriteFile(config, []byte(configYAML(query, grpcQuery, otlpGRPC, otlpHTTP, !o.NoSelfTracing)), 0o600); err != nil {
+	c := configYAML(query, grpcQuery, otlpGRPC, otlpHTTP, !o.NoSelfTracing)
+	if o.Badger {
+		c = replaceOnce(t, c, fmt.Sprintf("memory:\n          max_traces: %d\n", MaxTraces), fmt.Sprintf(
+			"badger:\n          directories:\n            keys: %s\n            values: %s\n          ephemeral: false\n          ttl:\n            spans: 48h\n",
+			filepath.Join(dir, "keys"), filepath.Join(dir, "values")))
+	}
+	if o.Unbatched {
+		c = replaceOnce(t, c, "      processors: [batch]\n", "")
+	}
+	if o.Metrics {
+		c = replaceOnce(t, c, "    metrics:\n      level: none\n", fmt.Sprintf(
+			"    metrics:\n      level: basic\n      readers:\n        - pull:\n            exporter:\n              prometheus:\n                host: 127.0.0.1\n                port: %d\n", metrics))
+	}
+	if err := os.WriteFile(config, []byte(c), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := &Server{
 		QueryURL: "http://127.0.0.1:" + strconv.Itoa(query),
 		OTLPURL:  "http://127.0.0.1:" + strconv.Itoa(otlpHTTP),
+		OTLPGRPC: "127.0.0.1:" + strconv.Itoa(otlpGRPC),
 		logs:     &lockedBuffer{},
+	}
+	if o.Metrics {
+		s.MetricsURL = "http://127.0.0.1:" + strconv.Itoa(metrics) + "/metrics"
 	}
 	s.cmd = exec.Command(bin, "--config", "file:"+config)
 	s.cmd.Dir = dir
@@ -139,6 +170,18 @@ func Start(t testing.TB, opts ...Options) *Server {
 		time.Sleep(50 * time.Millisecond) // polling with a deadline
 	}
 }
+
+// replaceOnce replaces old in config with new, and stops the test when config has no old.
+func replaceOnce(t testing.TB, config, old, new string) string {
+	t.Helper()
+	if !strings.Contains(config, old) {
+		t.Fatalf("the Jaeger configuration has no %q to adjust", old)
+	}
+	return strings.Replace(config, old, new, 1)
+}
+
+// Pid is the Jaeger process's id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
 func (s *Server) ready() bool {
 	c := http.Client{Timeout: time.Second}
