@@ -176,8 +176,8 @@ func TestReceiverRefusesJSONNestedPastTheLimit(t *testing.T) {
 			!strings.Contains(s.Message, "nested too deeply") {
 			t.Errorf("%d levels: status %d, %s %s (%v), want 400 with a Status saying it nests too deeply", levels, status, ct, resp, err)
 		}
-		if took > 500*time.Millisecond {
-			t.Errorf("%d levels (%d kB): refused after %s, want well under a second", levels, len(body)>>10, took)
+		if took > 2*time.Second { // decoding it whole took 10.5 s: the bound tells the two apart on a busy machine
+			t.Errorf("%d levels (%d kB): refused after %s, want it refused before it is decoded", levels, len(body)>>10, took)
 		}
 		t.Logf("%d levels (%d kB): %d in %s", levels, len(body)>>10, status, took.Round(time.Millisecond))
 	}
