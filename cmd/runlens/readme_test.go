@@ -63,6 +63,19 @@ func TestReadmeToolTableMatchesTheRegistry(t *testing.T) {
 	t.Fatal("README.md's tool table is out of date with the registry: run UPDATE_GOLDEN=1 go test ./cmd/runlens")
 }
 
+// TestTheReadmeStaysShort keeps README.md a first page: how to use runlens on one's own app and a
+// reference that links to docs/ for the long material. Growing past this means moving text to docs/.
+func TestTheReadmeStaysShort(t *testing.T) {
+	const maxLines = 200
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n > maxLines {
+		t.Errorf("README.md has %d lines, more than %d: move long material to docs/", n, maxLines)
+	}
+}
+
 func TestEveryFileTheReadmeLinksToExists(t *testing.T) {
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
