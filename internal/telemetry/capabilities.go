@@ -32,14 +32,17 @@ type Ask struct {
 	Limits Limits
 }
 
-// Capabilities: optional interfaces a Backend implements to answer a tool's question
-// server-side. Each receives the engine's conventions and limits (Ask) and answers
-// handled=false when it cannot answer with them; it must then have no side effects. What it
-// answers must equal what the engine computes from scans.
+// Capabilities: optional interfaces a Backend implements to answer a tool's question, or to
+// supply one of the facts an answer is assembled from, server-side. Each receives the engine's
+// conventions and limits (Ask) and answers handled=false when it cannot answer with them; it
+// must then have no side effects. What it answers must equal what the engine computes from
+// scans: the conformance suite holds each fact to the engine's scan-derived one, and each
+// answer to the fixture's.
 type (
-	// StatusAggregator answers Status.
-	StatusAggregator interface {
-		AggregateStatus(ctx context.Context, q StatusQuery, ask Ask) (st Status, handled bool, err error)
+	// ActivityCounter supplies a window's Activity, the facts a status answer is assembled
+	// from apart from its error occurrences (the engine adds those from Errors).
+	ActivityCounter interface {
+		CountActivity(ctx context.Context, q StatusQuery, ask Ask) (a Activity, handled bool, err error)
 	}
 	// RunLister answers Runs.
 	RunLister interface {

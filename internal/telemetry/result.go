@@ -39,6 +39,23 @@ type DomainActivity struct {
 	MostRecentMs int64
 }
 
+// Activity is a window's activity without its error occurrences: the facts a status answer
+// is assembled from (docs/semantics.md R1, R4–R6). The engine adds the occurrences (R7–R12)
+// and lists the services and domains.
+type Activity struct {
+	// Services holds, per reported service name (R1), its spans in the window and the newest
+	// span or log record of it (LastSeenMs); Errors is not set.
+	Services ServiceTallies
+	// Spans and Logs count the window's rows; NewestSpanMs is its newest span's start.
+	Spans, Logs  int64
+	NewestSpanMs int64
+	// Domains holds, per domain with runs in the window, its runs (SeenCount, ErrorCount by
+	// R5's verdict, MostRecentMs).
+	Domains map[string]DomainActivity
+	// Scan says what was read: Scanned, and Limited when a bound cut a read.
+	Scan Scan
+}
+
 // ServiceActivity counts one service's spans in the window.
 type ServiceActivity struct {
 	Service string

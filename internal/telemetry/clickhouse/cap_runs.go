@@ -13,7 +13,7 @@ import (
 
 var (
 	_ telemetry.RunLister           = (*Backend)(nil)
-	_ telemetry.StatusAggregator    = (*Backend)(nil)
+	_ telemetry.ActivityCounter     = (*Backend)(nil)
 	_ telemetry.FailingTraceScanner = (*Backend)(nil)
 )
 
@@ -289,22 +289,21 @@ func (b *Backend) newestRuns(ctx context.Context, q telemetry.RunsQuery, conv *c
 	return page, true, nil
 }
 
-// AggregateStatus implements telemetry.StatusAggregator: spans and records per service, and
-// runs per domain, counted by ClickHouse. The error occurrences are the engine's (it fills
-// them in from Errors: docs/semantics.md R7–R12).
-func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, ask telemetry.Ask) (telemetry.Status, bool, error) {
+// CountActivity implements telemetry.ActivityCounter: spans and records per service, and runs
+// per domain, counted by ClickHouse.
+func (b *Backend) CountActivity(ctx context.Context, q telemetry.StatusQuery, ask telemetry.Ask) (telemetry.Activity, bool, error) {
 	conv := ask.Conv
 	if err := b.ready(ctx); err != nil {
-		return telemetry.Status{}, false, err
+		return telemetry.Activity{}, false, err
 	}
-	st := telemetry.Status{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
-	per := telemetry.ServiceTallies{}
+	act := telemetry.Activity{Services: telemetry.ServiceTallies{}, Domains: map[string]telemetry.DomainActivity{},
+		Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
 	// Two independent parts, at once: spans and records per service (one query over both
 	// tables) and runs per domain; first the tables' extents, which say what the last may
 	// leave unread, and the time it reads (below).
 	at, err := b.extents(ctx)
 	if err != nil {
-		return telemetry.Status{}, false, err
+		return telemetry.Activity{}, false, err
 	}
 	var countsLimited, domainsLimited bool
 	var domains []telemetry.DomainActivity
@@ -330,7 +329,7 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 	// The time the window's runs' traces span (where their error spans are counted).
 	errWithin, err := b.rootsSpan(ctx, q.Window, q.Service, at)
 	if err != nil {
-		return telemetry.Status{}, false, err
+		return telemetry.Activity{}, false, err
 	}
 	err = parallel(func() error {
 		var err error
@@ -388,30 +387,22 @@ func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, 
 		return err
 	})
 	if err != nil {
-		return telemetry.Status{}, false, err
+		return telemetry.Activity{}, false, err
 	}
-	st.Scan.Limited = countsLimited || domainsLimited
+	act.Scan.Limited = countsLimited || domainsLimited
 	for _, c := range rows {
-		a := per.Touch(telemetry.ServiceOf(c.svc), c.newest)
+		a := act.Services.Touch(telemetry.ServiceOf(c.svc), c.newest)
 		if c.spans {
 			a.Spans += c.n
-			st.Spans += c.n
-			st.NewestSpanMs = max(st.NewestSpanMs, c.newest)
+			act.Spans += c.n
+			act.NewestSpanMs = max(act.NewestSpanMs, c.newest)
 		} else {
-			st.Logs += c.n
+			act.Logs += c.n
 		}
-		st.Scan.Scanned += c.n
-	}
-	per.List(&st, q.MaxServices)
-	for _, name := range conv.DomainNames() {
-		st.Domains = append(st.Domains, telemetry.DomainActivity{Domain: name})
+		act.Scan.Scanned += c.n
 	}
 	for _, d := range domains {
-		for i := range st.Domains {
-			if st.Domains[i].Domain == d.Domain {
-				st.Domains[i] = d
-			}
-		}
+		act.Domains[d.Domain] = d
 	}
-	return st, true, nil
+	return act, true, nil
 }

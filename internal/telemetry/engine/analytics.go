@@ -12,7 +12,7 @@ import (
 // the status of the same job's execution before it.
 func (e *Engine) LastJob(ctx context.Context, q telemetry.JobQuery) (telemetry.JobResult, error) {
 	if c, ok := capability[telemetry.JobFinder](e); ok {
-		j, handled, err := c.FindLastJob(ctx, q, e.ask())
+		j, handled, err := c.FindLastJob(ctx, q, e.Ask())
 		if err != nil || handled {
 			return j, err
 		}
@@ -51,7 +51,7 @@ func (e *Engine) LastJob(ctx context.Context, q telemetry.JobQuery) (telemetry.J
 func (e *Engine) ServicePerformance(ctx context.Context, q telemetry.PerformanceQuery) (telemetry.Performance, error) {
 	q = q.WithDefaults()
 	if c, ok := capability[telemetry.PerformanceAggregator](e, q.Invocation); ok {
-		p, handled, err := c.AggregatePerformance(ctx, q, e.ask())
+		p, handled, err := c.AggregatePerformance(ctx, q, e.Ask())
 		if err != nil || handled {
 			return p, err
 		}
@@ -139,7 +139,7 @@ func (e *Engine) entrySpans(ctx context.Context, spans []telemetry.SpanRow) ([]t
 func (e *Engine) DBOperations(ctx context.Context, q telemetry.DBQuery) (telemetry.DBReport, error) {
 	q = q.WithDefaults()
 	if c, ok := capability[telemetry.DBAggregator](e); ok {
-		r, handled, err := c.AggregateDB(ctx, q, e.ask())
+		r, handled, err := c.AggregateDB(ctx, q, e.Ask())
 		if err != nil || handled {
 			return r, err
 		}

@@ -18,7 +18,7 @@ import (
 // operations, percentiles — written once, so they cannot drift between sources.
 //
 // A backend that can aggregate server-side declares it by implementing one of the capability
-// interfaces (StatusAggregator, …); the engine asks it first and computes the answer from
+// interfaces (ActivityCounter, …); the engine asks it first and computes the answer from
 // scans when the backend declines (answers handled=false, e.g. because its precomputed columns
 // were derived with other conventions). Both ways give the same answer: the conformance suite
 // (package telemetrytest) holds every backend to it.
@@ -72,8 +72,8 @@ func (e *Engine) Conventions() *conventions.Conventions { return e.conv }
 // Backend is the engine's backend.
 func (e *Engine) Backend() telemetry.Backend { return e.b }
 
-// ask is the engine's Ask.
-func (e *Engine) ask() telemetry.Ask { return telemetry.Ask{Conv: e.conv, Limits: e.limits} }
+// Ask is what the engine hands its backend with each question: its conventions and limits.
+func (e *Engine) Ask() telemetry.Ask { return telemetry.Ask{Conv: e.conv, Limits: e.limits} }
 
 // capability returns the backend as capability C, unless the engine scans only or the query
 // is about one command invocation (no backend keeps rollups per invocation: its telemetry is

@@ -185,7 +185,7 @@ func (e *Engine) Errors(ctx context.Context, q telemetry.ErrorsQuery) (telemetry
 		return telemetry.ErrorReport{}, err
 	}
 	if c, ok := capability[telemetry.ErrorAggregator](e, q.Invocation); ok {
-		rep, handled, err := c.AggregateOccurrences(ctx, q, e.ask())
+		rep, handled, err := c.AggregateOccurrences(ctx, q, e.Ask())
 		if err != nil || handled {
 			return rep, err
 		}

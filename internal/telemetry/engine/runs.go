@@ -80,7 +80,7 @@ func (e *Engine) enteredAt(ctx context.Context, q telemetry.RunsQuery) ([]string
 
 func (e *Engine) runs(ctx context.Context, q telemetry.RunsQuery) (telemetry.RunPage, error) {
 	if c, ok := capability[telemetry.RunLister](e, q.Invocation); ok {
-		p, handled, err := c.ListRuns(ctx, q, e.ask())
+		p, handled, err := c.ListRuns(ctx, q, e.Ask())
 		if err != nil || handled {
 			return p, err
 		}
@@ -213,7 +213,7 @@ func (e *Engine) resolveRun(ctx context.Context, id string) (string, error) {
 		return id, nil
 	}
 	if c, ok := capability[telemetry.RunResolver](e); ok {
-		t, handled, err := c.ResolveRun(ctx, id, e.ask())
+		t, handled, err := c.ResolveRun(ctx, id, e.Ask())
 		if err != nil {
 			return "", wrapUnreachable(err)
 		}

@@ -191,9 +191,9 @@ func TestTheLiveBucketIsReadWholeOnlyWhenNothingLiesPastTheWindowsEnd(t *testing
 		if live != wantLive {
 			t.Errorf("liveSplit = %+v; the bucket ending the window read whole: %v, want %v", sp, live, wantLive)
 		}
-		st, ok, err := b.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()})
+		st, ok, err := b.CountActivity(ctx, telemetry.StatusQuery{Window: w}, telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()})
 		if err != nil || !ok {
-			t.Fatalf("AggregateStatus: %v (handled %v)", err, ok)
+			t.Fatalf("CountActivity: %v (handled %v)", err, ok)
 		}
 		if st.Spans != wantSpans {
 			t.Errorf("spans in the window = %d, want %d", st.Spans, wantSpans)

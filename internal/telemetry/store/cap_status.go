@@ -10,35 +10,32 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
-// AggregateStatus implements telemetry.StatusAggregator. Counts of spans, records and error
-// occurrences add the activity rollup's whole buckets to counts of the partial buckets at the
-// window's edges (origin spans and lone error records through their partial indexes), plus the
-// occurrences of deferred traces; run counts per domain come from the run rollup likewise.
-func (b *Backend) AggregateStatus(ctx context.Context, q telemetry.StatusQuery, ask telemetry.Ask) (telemetry.Status, bool, error) {
-	conv := ask.Conv
-	var st telemetry.Status
-	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
+// CountActivity implements telemetry.ActivityCounter. Counts of spans and records add the
+// activity rollup's whole buckets to counts of the partial buckets at the window's edges; run
+// counts per domain come from the run rollup likewise.
+func (b *Backend) CountActivity(ctx context.Context, q telemetry.StatusQuery, ask telemetry.Ask) (telemetry.Activity, bool, error) {
+	var act telemetry.Activity
+	handled, err := b.snapshot(ctx, ask.Conv, func(tx *sql.Tx) error {
 		var err error
-		st, err = status(ctx, tx, q, ask)
+		act, err = activity(ctx, tx, q, ask.Conv)
 		return err
 	})
-	return st, handled, err
+	return act, handled, err
 }
 
 // serviceTally accumulates one stored service name's counts in a window; the newest row of
 // each table is either known exactly (from an edge) or known to lie in a bucket.
 type serviceTally struct {
-	spans, errors, logs int64
-	spanMax, logMax     int64 // exact newest timestamps (ns) seen in edges; 0 when none
-	spanBkt, logBkt     int64 // newest whole bucket holding rows; -1 when none
+	spans, logs     int64
+	spanMax, logMax int64 // exact newest timestamps (ns) seen in edges; 0 when none
+	spanBkt, logBkt int64 // newest whole bucket holding rows; -1 when none
 }
 
-func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, ask telemetry.Ask) (telemetry.Status, error) {
-	conv := ask.Conv
-	st := telemetry.Status{}
+func activity(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, conv *conventions.Conventions) (telemetry.Activity, error) {
+	act := telemetry.Activity{Services: telemetry.ServiceTallies{}}
 	sp, err := liveSplit(ctx, tx, q.Window)
 	if err != nil {
-		return st, err
+		return act, err
 	}
 	per := map[string]*serviceTally{}
 	tally := func(svc string) *serviceTally {
@@ -53,12 +50,12 @@ func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, ask teleme
 		var f filter
 		f.add("Bucket >= ? AND Bucket < ?", sp.lo, sp.hi)
 		f.service("ServiceName", q.Service)
-		err := eachRow(ctx, tx, `SELECT ServiceName, SUM(Spans), SUM(SpanOccurrences), SUM(Logs), SUM(LogOccurrences),
+		err := eachRow(ctx, tx, `SELECT ServiceName, SUM(Spans), SUM(Logs),
 			COALESCE(MAX(CASE WHEN Spans > 0 THEN Bucket END), -1), COALESCE(MAX(CASE WHEN Logs > 0 THEN Bucket END), -1)
 			FROM `+ActivityTable+f.where()+` GROUP BY ServiceName`, f.args, func(scan func(...any) error) error {
 			var svc string
-			var spans, spanOcc, logs, logOcc, spanBkt, logBkt int64
-			if err := scan(&svc, &spans, &spanOcc, &logs, &logOcc, &spanBkt, &logBkt); err != nil {
+			var spans, logs, spanBkt, logBkt int64
+			if err := scan(&svc, &spans, &logs, &spanBkt, &logBkt); err != nil {
 				return err
 			}
 			if spans == 0 && logs == 0 {
@@ -66,18 +63,17 @@ func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, ask teleme
 			}
 			t := tally(svc)
 			t.spans += spans
-			t.errors += spanOcc + logOcc
 			t.logs += logs
 			t.spanBkt, t.logBkt = spanBkt, logBkt
 			return nil
 		})
 		if err != nil {
-			return st, fmt.Errorf("read activity: %w", err)
+			return act, fmt.Errorf("read activity: %w", err)
 		}
 	}
 	spanServices, err := seekServices(ctx, tx, q.Service)
 	if err != nil {
-		return st, err
+		return act, err
 	}
 	for _, e := range sp.edges {
 		edge := func() filter {
@@ -102,7 +98,7 @@ func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, ask teleme
 				t.spanMax = max(t.spanMax, newest)
 				return nil
 			}); err != nil {
-			return st, fmt.Errorf("count spans: %w", err)
+			return act, fmt.Errorf("count spans: %w", err)
 		}
 		f = edge()
 		f.service("ServiceName", q.Service)
@@ -118,67 +114,26 @@ func status(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, ask teleme
 				t.logMax = max(t.logMax, newest)
 				return nil
 			}); err != nil {
-			return st, fmt.Errorf("count log records: %w", err)
-		}
-		for _, occ := range []string{
-			`SELECT ServiceName, COUNT(*) FROM ` + TracesTable + ` INDEXED BY otel_traces_origins WHERE IsOrigin = 1 AND `,
-			`SELECT ServiceName, COUNT(*) FROM ` + LogsTable + ` INDEXED BY otel_logs_lone WHERE IsError = 1 AND TraceFailing = 0 AND `,
-		} {
-			f = edge()
-			f.service("ServiceName", q.Service)
-			if err := eachRow(ctx, tx, occ+f.where()[len(" WHERE "):]+` GROUP BY ServiceName`, f.args, func(scan func(...any) error) error {
-				var svc string
-				var n int64
-				if err := scan(&svc, &n); err != nil {
-					return err
-				}
-				tally(svc).errors += n
-				return nil
-			}); err != nil {
-				return st, fmt.Errorf("count occurrences: %w", err)
-			}
+			return act, fmt.Errorf("count log records: %w", err)
 		}
 	}
 	if err := newestInBuckets(ctx, tx, per); err != nil {
-		return st, err
+		return act, err
 	}
 	// Reported names: the stored empty name and a service named "unknown" are one service.
-	merged := telemetry.ServiceTallies{}
 	for svc, t := range per {
-		a := merged.Touch(telemetry.ServiceOf(svc), telemetry.NsToMs(max(t.spanMax, t.logMax)))
-		a.Spans += t.spans
-		a.Errors += t.errors
-		st.Spans += t.spans
-		st.Logs += t.logs
-		st.Errors += t.errors
-		st.NewestSpanMs = max(st.NewestSpanMs, telemetry.NsToMs(t.spanMax))
+		act.Services.Touch(telemetry.ServiceOf(svc), telemetry.NsToMs(max(t.spanMax, t.logMax))).Spans += t.spans
+		act.Spans += t.spans
+		act.Logs += t.logs
+		act.NewestSpanMs = max(act.NewestSpanMs, telemetry.NsToMs(t.spanMax))
 	}
-	deferred, err := deferredInWindow(ctx, tx, q.Window)
-	if err != nil {
-		return st, err
-	}
-	occ, limited, err := computedOccurrences(ctx, tx, ask, deferred, 0)
-	if err != nil {
-		return st, err
-	}
-	for _, o := range occ {
-		if !q.Window.ContainsNs(o.TimeNs) || (q.Service != "" && o.Service != q.Service) {
-			continue
-		}
-		st.Errors++
-		if a := merged[o.Service]; a != nil { // the origin span is in the window: always
-			a.Errors++
-		}
-	}
-	merged.List(&st, q.MaxServices)
 	domains, runs, err := domainActivity(ctx, tx, q, conv, sp)
 	if err != nil {
-		return st, err
+		return act, err
 	}
-	st.Domains = domains
-	st.Scan = windowScan(q.Window, st.Spans+st.Logs+runs)
-	st.Scan.Limited = limited
-	return st, nil
+	act.Domains = domains
+	act.Scan = windowScan(q.Window, act.Spans+act.Logs+runs)
+	return act, nil
 }
 
 // newestInBuckets finds the exact newest span and record of each service whose newest row lies
@@ -226,9 +181,10 @@ func newestInBuckets(ctx context.Context, tx *sql.Tx, per map[string]*serviceTal
 }
 
 // domainActivity counts the runs of each configured domain whose root started in the window,
-// from the run rollup and the edges' roots; runs is how many roots that covers.
+// from the run rollup and the edges' roots (the domains with runs); runs is how many roots
+// that covers.
 func domainActivity(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, conv *conventions.Conventions, sp windowSplit) (
-	[]telemetry.DomainActivity, int64, error) {
+	map[string]telemetry.DomainActivity, int64, error) {
 	names := conv.DomainNames()
 	acts := make([]telemetry.DomainActivity, len(names))
 	pos := make(map[string]int, len(names))
@@ -300,7 +256,13 @@ func domainActivity(ctx context.Context, tx *sql.Tx, q telemetry.StatusQuery, co
 		}
 		acts[i].MostRecentMs = telemetry.NsToMs(newestNs[i])
 	}
-	return acts, runs, nil
+	seen := map[string]telemetry.DomainActivity{}
+	for _, a := range acts {
+		if a.SeenCount > 0 {
+			seen[a.Domain] = a
+		}
+	}
+	return seen, runs, nil
 }
 
 // newestRunQuery is the query of domain's newest root in bucket b (of service's, when set):

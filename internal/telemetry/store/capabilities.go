@@ -20,7 +20,7 @@ import (
 // (handled false) when the derived columns were computed with other conventions than the
 // engine's, or while a recomputation is pending, and the engine scans instead.
 var (
-	_ telemetry.StatusAggregator      = (*Backend)(nil)
+	_ telemetry.ActivityCounter       = (*Backend)(nil)
 	_ telemetry.RunLister             = (*Backend)(nil)
 	_ telemetry.ErrorAggregator       = (*Backend)(nil)
 	_ telemetry.JobFinder             = (*Backend)(nil)

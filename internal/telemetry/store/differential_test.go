@@ -95,7 +95,7 @@ func (src sources) capabilitiesHandle(t *testing.T, conv *conventions.Convention
 	var handled [7]bool
 	var errs [7]error
 	ask := telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()}
-	_, handled[0], errs[0] = b.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, ask)
+	_, handled[0], errs[0] = b.CountActivity(ctx, telemetry.StatusQuery{Window: w}, ask)
 	_, handled[1], errs[1] = b.ListRuns(ctx, telemetry.RunsQuery{Window: w}, ask)
 	_, handled[2], errs[2] = b.AggregateOccurrences(ctx, telemetry.ErrorsQuery{Window: w}, ask)
 	_, handled[3], errs[3] = b.FindLastJob(ctx, telemetry.JobQuery{Window: w}, ask)

@@ -183,7 +183,7 @@ func TestOtherConventionsAreDeclinedThenRecomputedInTheBackground(t *testing.T) 
 	defer reader.Close()
 	src := sourcesOver(reader, mirrorOf(t, reader), netscript)
 	w := telemetry.Window{StartMs: now.Add(-4 * time.Hour).UnixMilli(), EndMs: now.UnixMilli()}
-	if _, handled, err := src.backend.AggregateStatus(ctx, telemetry.StatusQuery{Window: w}, telemetry.Ask{Conv: netscript, Limits: telemetry.DefaultLimits()}); handled || err != nil {
+	if _, handled, err := src.backend.CountActivity(ctx, telemetry.StatusQuery{Window: w}, telemetry.Ask{Conv: netscript, Limits: telemetry.DefaultLimits()}); handled || err != nil {
 		t.Fatalf("the status capability answered with conventions the columns were not computed with (%v)", err)
 	}
 	if _, handled, err := src.backend.ListRuns(ctx, telemetry.RunsQuery{Window: w}, telemetry.Ask{Conv: netscript, Limits: telemetry.DefaultLimits()}); handled || err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/engine"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
 )
 
@@ -115,6 +116,7 @@ func runAll(t *testing.T, src telemetry.Source, d *fixture.Dataset) {
 				t.Fatalf("Status %s %q: %v", w.name, svc, err)
 			}
 			compare(t, fmt.Sprintf("Status over %s, service %q", w.name, svc), got, d.ExpectStatus(q))
+			checkActivityFact(t, src, q, w.name)
 		}
 		for _, q := range runQueries(w.w) {
 			got, err := src.Runs(ctx, q)
@@ -184,6 +186,33 @@ func runAll(t *testing.T, src telemetry.Source, d *fixture.Dataset) {
 	}
 	if _, err := src.Run(ctx, telemetry.RunQuery{ID: "0123456789abcdef0123456789abcdef"}); !errors.Is(err, telemetry.ErrRunNotFound) {
 		t.Errorf("Run of an unknown id: %v, want ErrRunNotFound", err)
+	}
+}
+
+// checkActivityFact holds the fact a backend supplies through telemetry.ActivityCounter to
+// the engine's scan-derived one (engine.Activity of the engine that scans only), over the
+// same rows: a failure names the fact, not only the answer assembled from it.
+func checkActivityFact(t *testing.T, src telemetry.Source, q telemetry.StatusQuery, window string) {
+	t.Helper()
+	e, ok := src.(*engine.Engine)
+	if !ok {
+		return
+	}
+	c, ok := e.Backend().(telemetry.ActivityCounter)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	got, handled, err := c.CountActivity(ctx, q, e.Ask())
+	if err != nil || !handled {
+		t.Fatalf("fact Activity over %s, service %q: handled %v, %v; want the backend to answer", window, q.Service, handled, err)
+	}
+	want, err := e.ScansOnly().Activity(ctx, q)
+	if err != nil {
+		t.Fatalf("fact Activity from scans over %s, service %q: %v", window, q.Service, err)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
+		t.Errorf("fact Activity over %s, service %q: the backend's differs from the engine's scans (-scans +backend):\n%s", window, q.Service, diff)
 	}
 }
 
