@@ -132,7 +132,7 @@ func TestAKilledReceiverIsRestartedByTheNextSession(t *testing.T) {
 	p.session()
 	second := p.pid()
 	if second == 0 || second == first || len(p.receivers()) != 1 {
-		t.Fatalf("after the next session: pid file %d (killed %d), receivers %v", second, first, p.receivers())
+		t.Fatalf("after the next session: pid file %d (killed %d), receivers %v\nthe session's stderr:\n%s", second, first, p.receivers(), p.lastStderr())
 	}
 	sendSpans(t, p.http, "shop")
 }

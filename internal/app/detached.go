@@ -171,7 +171,11 @@ func (a *App) ensureDetached(ctx context.Context) error {
 	if err := waitLock(ctx, f, false, startWait); err != nil {
 		return fmt.Errorf("lock start file: %w", err)
 	}
-	if st, running := a.RunningReceiver(); running {
+	st, running := a.RunningReceiver()
+	if running && !isCollectOf(st.PID, a.Config.Store.Path) {
+		st, running = a.awaitExit(ctx, exitWait)
+	}
+	if running {
 		if !st.Detached || (st.Listen == a.Config.Receiver.Address && st.ListenGRPC == a.grpcListen()) {
 			return nil
 		}
@@ -182,6 +186,29 @@ func (a *App) ensureDetached(ctx context.Context) error {
 		}
 	}
 	return a.startDetached(ctx)
+}
+
+// exitWait bounds how long a session waits for a receiver that is exiting to let go of its
+// pid file.
+const exitWait = 2 * time.Second
+
+// awaitExit waits, up to wait, while the pid file's lock is held by a process that is not a
+// live receiver of this store: a killed receiver holds its locks for an instant after its
+// arguments are gone, and a session starting then would take it for running. It returns
+// what RunningReceiver says once the lock is free or a receiver holds it, or at the end.
+func (a *App) awaitExit(ctx context.Context, wait time.Duration) (ReceiverProcess, bool) {
+	deadline := time.Now().Add(wait)
+	for {
+		st, running := a.RunningReceiver()
+		if !running || isCollectOf(st.PID, a.Config.Store.Path) || time.Now().After(deadline) {
+			return st, running
+		}
+		select {
+		case <-ctx.Done():
+			return st, running
+		case <-time.After(10 * time.Millisecond): // polling a lock with a deadline
+		}
+	}
 }
 
 // startDetached starts `runlens collect --detached` and waits until it listens, or exits.
