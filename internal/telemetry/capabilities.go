@@ -48,11 +48,14 @@ type (
 	RunLister interface {
 		ListRuns(ctx context.Context, q RunsQuery, ask Ask) (p RunPage, handled bool, err error)
 	}
-	// ErrorAggregator answers Errors from occurrences that TraceOccurrences computed (the
-	// store's shaped traces), with each group's handled share and entry services read off the
-	// runs' roots and the service filter of docs/semantics.md R12.
-	ErrorAggregator interface {
-		AggregateOccurrences(ctx context.Context, q ErrorsQuery, ask Ask) (r ErrorReport, handled bool, err error)
+	// OccurrenceIndexer supplies the OccurrenceIndex of an errors question: the window's error
+	// groups after its filters (the service filter of docs/semantics.md R12), each with its
+	// counts, first and last sighting, handled share, entry services and the newest occurrences
+	// that settle its fields (those of the first q.Settle groups in the answer's order, when
+	// q.Settle is positive), from occurrences that TraceOccurrences computed. The engine
+	// assembles the answer (OccurrenceIndex.Report).
+	OccurrenceIndexer interface {
+		IndexOccurrences(ctx context.Context, q ErrorsQuery, ask Ask) (idx OccurrenceIndex, handled bool, err error)
 	}
 	// JobFinder answers LastJob.
 	JobFinder interface {

@@ -179,27 +179,38 @@ func (e *Engine) traceRoots(ctx context.Context, traces []string, asOf int64) (m
 }
 
 // Errors implements Source: the window's error occurrences grouped by origin service, run
-// domain and message fingerprint, most recent group first.
+// domain and message fingerprint, most recent group first — the answer assembled from the
+// window's OccurrenceIndex.
 func (e *Engine) Errors(ctx context.Context, q telemetry.ErrorsQuery) (telemetry.ErrorReport, error) {
-	if err := telemetry.CheckDomain(q.Domain, e.conv.DomainNames()); err != nil {
+	idx, err := e.Occurrences(ctx, q)
+	if err != nil {
 		return telemetry.ErrorReport{}, err
 	}
-	if c, ok := capability[telemetry.ErrorAggregator](e, q.Invocation); ok {
-		rep, handled, err := c.AggregateOccurrences(ctx, q, e.Ask())
+	return idx.Report(), nil
+}
+
+// Occurrences is the window's OccurrenceIndex: the backend's (OccurrenceIndexer) when it
+// answers, else computed from scans — the reference every backend's index is held to.
+func (e *Engine) Occurrences(ctx context.Context, q telemetry.ErrorsQuery) (telemetry.OccurrenceIndex, error) {
+	if err := telemetry.CheckDomain(q.Domain, e.conv.DomainNames()); err != nil {
+		return telemetry.OccurrenceIndex{}, err
+	}
+	if c, ok := capability[telemetry.OccurrenceIndexer](e, q.Invocation); ok {
+		idx, handled, err := c.IndexOccurrences(ctx, q, e.Ask())
 		if err != nil || handled {
-			return rep, err
+			return idx, err
 		}
 	}
 	// The occurrences are the engine's one rule (docs/semantics.md R7–R12), computed over the
 	// window's failing traces.
 	set, err := e.occurrences(ctx, q.Window, q.AsOf, q.Invocation)
 	if err != nil {
-		return telemetry.ErrorReport{}, err
+		return telemetry.OccurrenceIndex{}, err
 	}
-	rep := telemetry.GroupOccurrences(set.list, q.Service, q.Domain)
-	rep.Scan = windowScan(q.Window)
-	rep.Scan.Scanned, rep.Scan.Limited = set.scanned, set.limited
-	return rep, nil
+	idx := telemetry.IndexOccurrences(set.list, q.Service, q.Domain)
+	idx.Scan = windowScan(q.Window)
+	idx.Scan.Scanned, idx.Scan.Limited = set.scanned, set.limited
+	return idx, nil
 }
 
 // SampleSpans implements Source: the spans named, as recorded (attributes and events), at

@@ -15,36 +15,37 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
-// AggregateOccurrences implements telemetry.ErrorAggregator: the window's occurrences — the origin
-// spans' stored occurrences, those of deferred traces computed from scans, and the lone error
-// records with the run of their trace's root — grouped by GroupOccurrences. A pinned query
-// (AsOf) computes the traces that changed after its snapshot from what it saw.
-func (b *Backend) AggregateOccurrences(ctx context.Context, q telemetry.ErrorsQuery, ask telemetry.Ask) (telemetry.ErrorReport, bool, error) {
+// IndexOccurrences implements telemetry.OccurrenceIndexer: the window's occurrences — the
+// origin spans' stored occurrences, those of deferred traces computed from scans, and the lone
+// error records with the run of their trace's root — indexed by telemetry.IndexOccurrences, or
+// per group from the stored groups (groupedErrors). A pinned query (AsOf) computes the traces
+// that changed after its snapshot from what it saw.
+func (b *Backend) IndexOccurrences(ctx context.Context, q telemetry.ErrorsQuery, ask telemetry.Ask) (telemetry.OccurrenceIndex, bool, error) {
 	conv := ask.Conv
-	var rep telemetry.ErrorReport
+	var idx telemetry.OccurrenceIndex
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		d, err := dirtyTraces(ctx, tx, q.AsOf)
 		if err != nil {
 			return err
 		}
 		var done bool
-		if rep, done, err = groupedErrors(ctx, tx, q, conv, d); err != nil || done {
+		if idx, done, err = groupedErrors(ctx, tx, q, conv, d); err != nil || done {
 			return err
 		}
 		list, limited, err := occurrences(ctx, tx, q, ask, d)
 		if err != nil {
 			return err
 		}
-		rep = telemetry.GroupOccurrences(list, q.Service, q.Domain)
-		rep.Scan = windowScan(q.Window, int64(len(list)))
-		rep.Scan.Limited = limited
+		idx = telemetry.IndexOccurrences(list, q.Service, q.Domain)
+		idx.Scan = windowScan(q.Window, int64(len(list)))
+		idx.Scan.Limited = limited
 		return nil
 	})
-	return rep, handled, err
+	return idx, handled, err
 }
 
-// occurrences lists the window's occurrences in an order GroupOccurrences turns into the
-// engine's answer: occurrences that tie on time, trace and origin (duplicates) in scan order.
+// occurrences lists the window's occurrences in an order telemetry.IndexOccurrences turns into
+// the engine's: occurrences that tie on time, trace and origin (duplicates) in scan order.
 func occurrences(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, ask telemetry.Ask, d dirty) ([]telemetry.Occurrence, bool, error) {
 	conv := ask.Conv
 	// Stored occurrences of the traces the snapshot saw whole.
@@ -380,21 +381,22 @@ func storedGroupRuns(ctx context.Context, tx *sql.Tx, w telemetry.Window, domain
 // a variable so tests can page through small groups.
 var groupPage = 16
 
-// groupedErrors answers without reading every occurrence when no trace of the window needs its
-// occurrences computed here (no deferred trace, nothing ingested after a pinned snapshot):
-// SQLite counts the stored occurrences per group (service, domain, fingerprint) from the
-// origins index, and only each group's newest occurrences are read — until its sample, exception
-// type and related ids are settled — together with the lone error records. The answer is
-// GroupOccurrences' over every occurrence; done is false when the full path must answer.
-func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *conventions.Conventions, d dirty) (telemetry.ErrorReport, bool, error) {
-	var rep telemetry.ErrorReport
+// groupedErrors indexes the occurrences without reading every one when no trace of the window
+// needs its occurrences computed here (no deferred trace, nothing ingested after a pinned
+// snapshot): SQLite counts the stored occurrences per group (service, domain, fingerprint) from
+// the origins index, and only each group's newest occurrences are read — until its sample,
+// exception type and related ids are settled — together with the lone error records. The index
+// is telemetry.IndexOccurrences' over every occurrence but for the groups past q.Settle, whose
+// newest occurrences it leaves out; done is false when the full path must answer.
+func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, conv *conventions.Conventions, d dirty) (telemetry.OccurrenceIndex, bool, error) {
+	var idx telemetry.OccurrenceIndex
 	if len(d.traces) > 0 || q.Service != "" {
 		// A service filter also finds the occurrences of runs that entered there (R12): the
 		// full path reads them with their runs.
-		return rep, false, nil
+		return idx, false, nil
 	}
 	if deferred, err := deferredInWindow(ctx, tx, q.Window); err != nil || len(deferred) > 0 {
-		return rep, false, err
+		return idx, false, err
 	}
 	groups := map[[3]string]*groupTally{}
 	at := func(service, domain, fingerprint string) *groupTally {
@@ -416,7 +418,7 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 	}
 	sp, err := liveSplit(ctx, tx, q.Window)
 	if err != nil {
-		return telemetry.ErrorReport{}, false, err
+		return idx, false, err
 	}
 	if sp.lo < sp.hi {
 		err := eachRow(ctx, tx, `WITH RECURSIVE g(k) AS (
@@ -440,7 +442,7 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 			return nil
 		})
 		if err != nil {
-			return rep, false, fmt.Errorf("read occurrence rollup: %w", err)
+			return idx, false, fmt.Errorf("read occurrence rollup: %w", err)
 		}
 	}
 	for _, e := range sp.edges {
@@ -462,7 +464,7 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 			return nil
 		})
 		if err != nil {
-			return rep, false, fmt.Errorf("count occurrences: %w", err)
+			return idx, false, fmt.Errorf("count occurrences: %w", err)
 		}
 	}
 	for k, n := range counts {
@@ -472,7 +474,7 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 		args := []any{nullIfEmpty(k.fp), nullIfEmpty(k.domain), k.service, q.Window.StartMs * 1e6, q.Window.EndMs * 1e6}
 		if err := tx.QueryRowContext(ctx, `SELECT (SELECT MIN(Timestamp)`+seek+`), (SELECT MAX(Timestamp)`+seek+`)`,
 			append(slices.Clone(args), args...)...).Scan(&lo, &hi); err != nil {
-			return rep, false, fmt.Errorf("read occurrences: %w", err)
+			return idx, false, fmt.Errorf("read occurrences: %w", err)
 		}
 		g := at(telemetry.ServiceOf(k.service), k.domain, k.fp)
 		g.count += n
@@ -481,7 +483,7 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 	}
 	lone, err := loneLogs(ctx, tx, q, conv, d)
 	if err != nil {
-		return rep, false, err
+		return idx, false, err
 	}
 	for _, o := range lone {
 		if (q.Service != "" && o.Service != q.Service) || (q.Domain != "" && o.Domain != q.Domain) {
@@ -500,7 +502,7 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 	}
 	runs, err := storedGroupRuns(ctx, tx, q.Window, q.Domain)
 	if err != nil {
-		return rep, false, err
+		return idx, false, err
 	}
 	for k, r := range runs {
 		if g := groups[k]; g != nil {
@@ -508,44 +510,38 @@ func groupedErrors(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, con
 			g.entries = append(g.entries, r.entries...)
 		}
 	}
-	// newest orders the groups as GroupOccurrences meets them: by their newest occurrence.
+	// The groups in the order telemetry.IndexOccurrences meets them: by their newest occurrence,
+	// stored before lone records.
 	type ranked struct {
-		g      telemetry.ErrorGroup
+		g      telemetry.OccurrenceGroup
 		newest telemetry.Occurrence
 		lone   bool
 	}
 	var out []ranked
+	var events int64
 	for _, g := range needSettling(groups, q.Settle) {
-		var eg telemetry.ErrorGroup
-		var newest telemetry.Occurrence
+		og := telemetry.OccurrenceGroup{Service: g.service, Domain: g.domain, Fingerprint: g.fingerprint}
+		newest := telemetry.Occurrence{TimeNs: g.last}
 		var fromLone bool
 		if g.settle {
 			var err error
-			if eg, newest, fromLone, err = settleGroup(ctx, tx, q, g.service, g.domain, g.fingerprint, g.stored, g.last, g.lone); err != nil {
-				return rep, false, err
+			if og, newest, fromLone, err = settleGroup(ctx, tx, q, g.service, g.domain, g.fingerprint, g.stored, g.last, g.lone); err != nil {
+				return idx, false, err
 			}
-		} else {
-			eg = telemetry.ErrorGroup{Service: g.service, Domain: g.domain, Fingerprint: g.fingerprint, LastSeenMs: telemetry.NsToMs(g.last)}
-			newest = telemetry.Occurrence{TimeNs: g.last}
 		}
-		eg.Count, eg.FirstSeenMs = g.count, telemetry.NsToMs(g.first)
-		eg.Handled, eg.EntryServices = g.handled, telemetry.FirstEntryServices(g.entries)
-		rep.Events += g.count
-		out = append(out, ranked{eg, newest, fromLone})
+		og.Count, og.FirstNs, og.LastNs = g.count, g.first, g.last
+		og.Handled, og.EntryServices = g.handled, g.entries
+		events += g.count
+		out = append(out, ranked{og, newest, fromLone})
 	}
 	slices.SortFunc(out, func(a, b ranked) int {
-		x, y := a.newest, b.newest
-		return cmp.Or(cmp.Compare(y.TimeNs, x.TimeNs), cmp.Compare(x.TraceID, y.TraceID), cmp.Compare(x.OriginSpanID, y.OriginSpanID),
-			cmp.Compare(boolInt(a.lone), boolInt(b.lone)))
+		return cmp.Or(telemetry.CompareOccurrences(&a.newest, &b.newest), cmp.Compare(boolInt(a.lone), boolInt(b.lone)))
 	})
-	for i := range out { // nil when there is none, as GroupOccurrences answers
-		rep.Groups = append(rep.Groups, out[i].g)
+	for i := range out {
+		idx.Groups = append(idx.Groups, out[i].g)
 	}
-	slices.SortStableFunc(rep.Groups, func(a, b telemetry.ErrorGroup) int {
-		return cmp.Or(cmp.Compare(b.LastSeenMs, a.LastSeenMs), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Fingerprint, b.Fingerprint))
-	})
-	rep.Scan = windowScan(q.Window, rep.Events)
-	return rep, true, nil
+	idx.Scan = windowScan(q.Window, events)
+	return idx, true, nil
 }
 
 // groupTally is one error group of groupedErrors before its fields are settled.
@@ -560,8 +556,7 @@ type groupTally struct {
 }
 
 // needSettling returns the groups, marking those to settle: every one when n is 0, else the
-// first n in the answer's order (GroupOccurrences': newest sighting, then count, then
-// fingerprint) and any tied with the n-th on that order, whose place among them only their
+// first n in the answer's order (telemetry.CompareGroups) and any tied with the n-th on that order, whose place among them only their
 // settled occurrences decide.
 func needSettling(groups map[[3]string]*groupTally, n int) []*groupTally {
 	list := make([]*groupTally, 0, len(groups))
@@ -569,8 +564,7 @@ func needSettling(groups map[[3]string]*groupTally, n int) []*groupTally {
 		list = append(list, g)
 	}
 	key := func(a, b *groupTally) int {
-		return cmp.Or(cmp.Compare(telemetry.NsToMs(b.last), telemetry.NsToMs(a.last)), cmp.Compare(b.count, a.count),
-			strings.Compare(a.fingerprint, b.fingerprint))
+		return telemetry.CompareGroups(telemetry.NsToMs(a.last), a.count, a.fingerprint, telemetry.NsToMs(b.last), b.count, b.fingerprint)
 	}
 	slices.SortFunc(list, key)
 	for i, g := range list {
@@ -579,13 +573,14 @@ func needSettling(groups map[[3]string]*groupTally, n int) []*groupTally {
 	return list
 }
 
-// settleGroup computes one group's fields (all but its count and first sighting) from its
-// newest occurrences: the stored ones read a page at a time from its newest (last, ns) down,
-// whole timestamps at once so ties keep their order, merged with its lone records as new or
-// newer than the page, until GroupOccurrences' answer cannot change with older ones. newest is
-// the group's newest occurrence, fromLone whether it is a lone record.
+// settleGroup indexes one group's newest occurrences (the fields of its index group but its
+// count, sightings, handled share and entry services): the stored ones read a page at a time
+// from its newest (last, ns) down, whole timestamps at once so ties keep their order, merged
+// with its lone records as new or newer than the page, until telemetry.IndexOccurrences' group
+// cannot change with older ones. newest is the group's newest occurrence, fromLone whether it
+// is a lone record.
 func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, service, domain, fingerprint string, stored bool, last int64,
-	lone []telemetry.Occurrence) (g telemetry.ErrorGroup, newest telemetry.Occurrence, fromLone bool, err error) {
+	lone []telemetry.Occurrence) (og telemetry.OccurrenceGroup, newest telemetry.Occurrence, fromLone bool, err error) {
 	type rec struct {
 		o   telemetry.Occurrence
 		seq int64
@@ -629,7 +624,7 @@ func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, servi
 		if stored {
 			n, oldest, err := read(cur)
 			if err != nil {
-				return g, newest, false, err
+				return og, newest, false, err
 			}
 			if n >= page {
 				bound, cur, more = oldest, oldest-1, true
@@ -655,11 +650,12 @@ func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, servi
 				list = append(list, o)
 			}
 		}
-		rep := telemetry.GroupOccurrences(list, "", "")
+		gi := telemetry.IndexOccurrences(list, "", "")
+		rep := gi.Report()
 		if len(rep.Groups) != 1 {
-			return g, newest, false, fmt.Errorf("read occurrences: %d groups of one", len(rep.Groups))
+			return og, newest, false, fmt.Errorf("read occurrences: %d groups of one", len(rep.Groups))
 		}
-		g = rep.Groups[0]
+		g := rep.Groups[0]
 		settled := len(g.RunIDs) == telemetry.MaxRelated && len(g.TraceIDs) == telemetry.MaxRelated && g.SampleSpanID != ""
 		if settled && g.ExceptionType == "" && more {
 			// The fingerprint holds the trimmed exception type: the group's older occurrences
@@ -679,7 +675,7 @@ func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, servi
 				var typed bool
 				if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+TracesTable+` INDEXED BY otel_traces_origin_groups`+
 					f.where()+`)`, f.args...).Scan(&typed); err != nil {
-					return g, newest, false, fmt.Errorf("read occurrences: %w", err)
+					return og, newest, false, fmt.Errorf("read occurrences: %w", err)
 				}
 				settled = !typed
 			}
@@ -694,7 +690,7 @@ func settleGroup(ctx context.Context, tx *sql.Tx, q telemetry.ErrorsQuery, servi
 					newest, fromLone = o, i >= nStored
 				}
 			}
-			return g, newest, fromLone, nil
+			return gi.Groups[0], newest, fromLone, nil
 		}
 	}
 }

@@ -22,7 +22,7 @@ import (
 var (
 	_ telemetry.ActivityCounter       = (*Backend)(nil)
 	_ telemetry.RunLister             = (*Backend)(nil)
-	_ telemetry.ErrorAggregator       = (*Backend)(nil)
+	_ telemetry.OccurrenceIndexer     = (*Backend)(nil)
 	_ telemetry.JobFinder             = (*Backend)(nil)
 	_ telemetry.PerformanceAggregator = (*Backend)(nil)
 	_ telemetry.DBAggregator          = (*Backend)(nil)

@@ -97,7 +97,7 @@ func (src sources) capabilitiesHandle(t *testing.T, conv *conventions.Convention
 	ask := telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()}
 	_, handled[0], errs[0] = b.CountActivity(ctx, telemetry.StatusQuery{Window: w}, ask)
 	_, handled[1], errs[1] = b.ListRuns(ctx, telemetry.RunsQuery{Window: w}, ask)
-	_, handled[2], errs[2] = b.AggregateOccurrences(ctx, telemetry.ErrorsQuery{Window: w}, ask)
+	_, handled[2], errs[2] = b.IndexOccurrences(ctx, telemetry.ErrorsQuery{Window: w}, ask)
 	_, handled[3], errs[3] = b.FindLastJob(ctx, telemetry.JobQuery{Window: w}, ask)
 	_, handled[4], errs[4] = b.AggregatePerformance(ctx, telemetry.PerformanceQuery{Window: w, Service: "checkout"}, ask)
 	_, handled[5], errs[5] = b.AggregateDB(ctx, telemetry.DBQuery{Window: w}, ask)

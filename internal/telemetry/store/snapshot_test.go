@@ -63,7 +63,8 @@ func TestAPinnedQueryIgnoresWhatArrivedAfterItsSnapshot(t *testing.T) {
 				q := telemetry.ErrorsQuery{Window: w, Service: svc, AsOf: snap.AsOf}
 				name := fmt.Sprintf("Errors window %d %+v", wi, q)
 				src.sameAnswers(t, name, func(s telemetry.Source) (any, error) { return s.Errors(ctx, q) })
-				rep, handled, err := src.backend.AggregateOccurrences(ctx, q, telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()})
+				idx, handled, err := src.backend.IndexOccurrences(ctx, q, telemetry.Ask{Conv: conv, Limits: telemetry.DefaultLimits()})
+				rep := idx.Report()
 				if err != nil || !handled {
 					t.Fatalf("%s: handled %v, %v; the capability must answer pinned queries", name, handled, err)
 				}

@@ -139,6 +139,7 @@ func runAll(t *testing.T, src telemetry.Source, d *fixture.Dataset) {
 					t.Fatalf("Errors %+v: %v", q, err)
 				}
 				compare(t, fmt.Sprintf("Errors over %s, service %q, domain %q", w.name, svc, dom), got, d.ExpectErrors(q))
+				checkOccurrenceFact(t, src, q, w.name)
 			}
 		}
 		for _, q := range []telemetry.JobQuery{
@@ -213,6 +214,52 @@ func checkActivityFact(t *testing.T, src telemetry.Source, q telemetry.StatusQue
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
 		t.Errorf("fact Activity over %s, service %q: the backend's differs from the engine's scans (-scans +backend):\n%s", window, q.Service, diff)
+	}
+}
+
+// checkOccurrenceFact holds the index a backend supplies through telemetry.OccurrenceIndexer
+// to the engine's scan-derived one, group by group in the order they are met: counts,
+// sightings, handled share, entry services (as a set) and the newest occurrences that decide
+// each group's fields (a backend may hand over more, which decide nothing).
+func checkOccurrenceFact(t *testing.T, src telemetry.Source, q telemetry.ErrorsQuery, window string) {
+	t.Helper()
+	e, ok := src.(*engine.Engine)
+	if !ok {
+		return
+	}
+	c, ok := e.Backend().(telemetry.OccurrenceIndexer)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	got, handled, err := c.IndexOccurrences(ctx, q, e.Ask())
+	if err != nil || !handled {
+		t.Fatalf("fact OccurrenceIndex over %s, service %q, domain %q: handled %v, %v; want the backend to answer", window, q.Service, q.Domain, handled, err)
+	}
+	want, err := e.ScansOnly().Occurrences(ctx, q)
+	if err != nil {
+		t.Fatalf("fact OccurrenceIndex from scans over %s: %v", window, err)
+	}
+	deciding := func(idx telemetry.OccurrenceIndex) []telemetry.OccurrenceGroup {
+		out := make([]telemetry.OccurrenceGroup, 0, len(idx.Groups))
+		for _, g := range idx.Groups {
+			g.EntryServices = slices.Compact(slices.Sorted(slices.Values(g.EntryServices)))
+			if len(g.Newest) > 0 {
+				g.Newest = telemetry.IndexOccurrences(g.Newest, "", "").Groups[0].Newest
+			}
+			out = append(out, g)
+		}
+		return out
+	}
+	// What Report reads of an occurrence: its handled flag and entry service are the group's
+	// facts of their own, and whether it decided its run is not an errors answer's.
+	newest := cmpopts.IgnoreFields(telemetry.Occurrence{}, "Decisive", "Handled", "EntryService")
+	if diff := cmp.Diff(deciding(want), deciding(got), cmpopts.EquateEmpty(), newest); diff != "" {
+		t.Errorf("fact OccurrenceIndex over %s, service %q, domain %q: the backend's groups differ from the engine's scans (-scans +backend):\n%s",
+			window, q.Service, q.Domain, diff)
+	}
+	if got.Scan.Limited != want.Scan.Limited {
+		t.Errorf("fact OccurrenceIndex over %s: limited %v, the engine's scans %v", window, got.Scan.Limited, want.Scan.Limited)
 	}
 }
 
