@@ -40,38 +40,65 @@ func PickLastJob(jobs []JobResult, idx []int, q JobQuery, maxHints int) JobResul
 	return res
 }
 
-// SummarizePerformance computes a service's statistics from its sample spans: nearest-rank
-// percentiles over all of them, and the top operations ordered by p95 desc, count desc, name —
-// every operation with errors kept, however low it ranks (up to MaxTopOperations). q.TopN is
-// taken as given: the engine applied its default before a capability computes with it.
-func SummarizePerformance(q PerformanceQuery, samples []SpanRow) Performance {
-	p := Performance{Service: q.Service}
+// DurationsOf computes the duration facts of sample spans: nearest-rank percentiles over all
+// of them and over each span name's (docs/semantics.md R14), and the span of their start times
+// (R17). It is the reference every backend's Durations are held to.
+func DurationsOf(samples []SpanRow) Durations {
+	var d Durations
 	if len(samples) == 0 {
-		return p
+		return d
 	}
 	all := make([]int64, 0, len(samples))
 	byOp := map[string][]int64{}
 	errs := map[string]int64{}
-	var sum int64
-	p.FirstMs, p.LastMs = samples[0].StartNs/1e6, samples[0].StartNs/1e6
+	d.FirstMs, d.LastMs = samples[0].StartNs/1e6, samples[0].StartNs/1e6
 	for _, s := range samples {
 		all = append(all, s.DurationNs)
-		sum += s.DurationNs
-		p.FirstMs, p.LastMs = min(p.FirstMs, s.StartNs/1e6), max(p.LastMs, s.StartNs/1e6)
+		d.All.SumNs += s.DurationNs
+		d.FirstMs, d.LastMs = min(d.FirstMs, s.StartNs/1e6), max(d.LastMs, s.StartNs/1e6)
 		byOp[s.Name] = append(byOp[s.Name], s.DurationNs)
 		if s.IsError() {
-			p.ErrorCount++
+			d.All.Errors++
 			errs[s.Name]++
 		}
 	}
-	st := Summarize(all)
-	p.SampleCount = st.Count
-	p.AverageMs = Ms(sum / int64(len(all)))
-	p.P50Ms, p.P95Ms, p.P99Ms = Ms(st.P50), Ms(st.P95), Ms(st.P99)
-	ops := make([]OperationStats, 0, len(byOp))
+	d.All.setPercentiles(Summarize(all))
+	d.Operations = make([]DurationFacts, 0, len(byOp))
 	for name, ds := range byOp {
-		os := Summarize(ds)
-		ops = append(ops, OperationStats{Name: name, Count: os.Count, ErrorCount: errs[name], P50Ms: Ms(os.P50), P95Ms: Ms(os.P95)})
+		f := DurationFacts{Name: name, Errors: errs[name]}
+		for _, v := range ds {
+			f.SumNs += v
+		}
+		f.setPercentiles(Summarize(ds))
+		d.Operations = append(d.Operations, f)
+	}
+	slices.SortFunc(d.Operations, func(a, b DurationFacts) int { return cmp.Compare(a.Name, b.Name) })
+	return d
+}
+
+func (f *DurationFacts) setPercentiles(st DurationStats) {
+	f.Count, f.P50Ns, f.P95Ns, f.P99Ns = st.Count, st.P50, st.P95, st.P99
+}
+
+// Performance assembles a service's performance answer from its samples' duration facts: the
+// average and percentiles in milliseconds, and the top operations ordered by p95 desc, count
+// desc, name — every operation with errors kept, however low it ranks (up to
+// MaxTopOperations). q.TopN is taken as given (PerformanceQuery.WithDefaults applies the
+// default).
+func (d Durations) Performance(q PerformanceQuery) Performance {
+	p := Performance{Service: q.Service, PercentileError: d.PercentileError, Scan: d.Scan}
+	if d.All.Count == 0 {
+		return p
+	}
+	p.SampleCount, p.ErrorCount = d.All.Count, d.All.Errors
+	p.AverageMs = Ms(d.All.SumNs / d.All.Count)
+	p.P50Ms, p.P95Ms, p.P99Ms = Ms(d.All.P50Ns), Ms(d.All.P95Ns), Ms(d.All.P99Ns)
+	p.FirstMs, p.LastMs = d.FirstMs, d.LastMs
+	ops := make([]OperationStats, 0, len(d.Operations))
+	for _, o := range d.Operations {
+		if o.Count > 0 {
+			ops = append(ops, OperationStats{Name: o.Name, Count: o.Count, ErrorCount: o.Errors, P50Ms: Ms(o.P50Ns), P95Ms: Ms(o.P95Ns)})
+		}
 	}
 	p.TopOperations = TopOperations(ops, q.TopN)
 	return p
@@ -137,7 +164,7 @@ type DBSample struct {
 
 // SummarizeDB groups database operation spans by key and computes their statistics, ordered
 // by total time desc, p95 desc, label; with a system filter that matched nothing, it names the
-// systems seen. q.TopN is taken as given, as in SummarizePerformance.
+// systems seen. q.TopN is taken as given, as in Durations.Performance.
 func SummarizeDB(q DBQuery, samples []DBSample, maxHints int) DBReport {
 	var rep DBReport
 	type agg struct {

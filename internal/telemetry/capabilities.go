@@ -61,9 +61,12 @@ type (
 	JobFinder interface {
 		FindLastJob(ctx context.Context, q JobQuery, ask Ask) (j JobResult, handled bool, err error)
 	}
-	// PerformanceAggregator answers ServicePerformance.
-	PerformanceAggregator interface {
-		AggregatePerformance(ctx context.Context, q PerformanceQuery, ask Ask) (p Performance, handled bool, err error)
+	// DurationIndexer supplies the duration facts of a service's samples (Durations): exact,
+	// or merged from sketches whose error bound it states. The engine assembles performance
+	// answers from them (Durations.Performance), and names the service's entry operations
+	// from the entry spans' facts when an operation filter matched nothing.
+	DurationIndexer interface {
+		IndexDurations(ctx context.Context, q DurationQuery, ask Ask) (d Durations, handled bool, err error)
 	}
 	// DBAggregator answers DBOperations.
 	DBAggregator interface {

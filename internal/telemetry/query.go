@@ -93,6 +93,15 @@ type PerformanceQuery struct {
 	Invocation string
 }
 
+// DurationQuery asks for the duration facts of a service's samples in a window: its entry
+// spans, or with Operation its spans of that name, entry or not.
+type DurationQuery struct {
+	Window     Window
+	Service    string
+	Operation  string
+	Invocation string
+}
+
 // DBQuery asks for database bottlenecks.
 type DBQuery struct {
 	Window  Window

@@ -223,6 +223,32 @@ type Performance struct {
 	Scan            Scan
 }
 
+// Durations are the duration facts of one set of samples — a service's entry spans in a
+// window (docs/semantics.md R3), or its spans of one name — from which Durations.Performance
+// assembles a performance answer.
+type Durations struct {
+	// All summarizes every sample; Operations each span name's samples (in any order).
+	All        DurationFacts
+	Operations []DurationFacts
+	// FirstMs and LastMs are the start times (unix ms) of the first and the last sample (R17);
+	// 0 without samples.
+	FirstMs, LastMs int64
+	// PercentileError bounds the relative error of the percentiles (0: exact; a source that
+	// merges sketches states their accuracy).
+	PercentileError float64
+	Scan            Scan
+}
+
+// DurationFacts summarize the durations of some samples: their count, errors (R2), sum and
+// nearest-rank percentiles (R14).
+type DurationFacts struct {
+	// Name is the span name of an operation's facts; "" for all samples.
+	Name                string
+	Count, Errors       int64
+	SumNs               int64
+	P50Ns, P95Ns, P99Ns int64
+}
+
 // OperationStats are one span name's statistics.
 type OperationStats struct {
 	Name       string

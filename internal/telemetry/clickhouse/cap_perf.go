@@ -1,9 +1,7 @@
 package clickhouse
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -13,9 +11,9 @@ import (
 )
 
 var (
-	_ telemetry.PerformanceAggregator = (*Backend)(nil)
-	_ telemetry.DBAggregator          = (*Backend)(nil)
-	_ telemetry.JobFinder             = (*Backend)(nil)
+	_ telemetry.DurationIndexer = (*Backend)(nil)
+	_ telemetry.DBAggregator    = (*Backend)(nil)
+	_ telemetry.JobFinder       = (*Backend)(nil)
 )
 
 // percentiles is the nearest-rank p50, p95 and p99 of Duration (see nearestRank).
@@ -64,100 +62,54 @@ func (b *Backend) entryCondition(q *sqlText, svc string, w telemetry.Window) {
 	q.w(")))")
 }
 
-// AggregatePerformance implements telemetry.PerformanceAggregator: one query grouping the
-// service's entry spans (or an operation's spans) by name, with the whole set as a grouping
-// set of its own, so counts, errors, the average and nearest-rank percentiles are all
-// computed by ClickHouse.
-func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.PerformanceQuery, ask telemetry.Ask) (telemetry.Performance, bool, error) {
-	p := telemetry.Performance{Service: q.Service}
+// IndexDurations implements telemetry.DurationIndexer: one query grouping the service's entry
+// spans (or an operation's spans) by name, with the whole set as a grouping set of its own, so
+// counts, errors, sums and nearest-rank percentiles are all computed by ClickHouse.
+func (b *Backend) IndexDurations(ctx context.Context, q telemetry.DurationQuery, ask telemetry.Ask) (telemetry.Durations, bool, error) {
+	var d telemetry.Durations
 	if err := b.ready(ctx); err != nil {
-		return p, false, err
+		return d, false, err
 	}
-	p.Scan = telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}
-	run := func(entries bool) (found bool, err error) {
-		s := &sqlText{}
-		// Standard GROUPING semantics (force_grouping_standard_compatibility, on by default).
-		// The traffic span restates docs/semantics.md R17: the first and last sample's start.
-		s.w("SELECT grouping(SpanName), SpanName, count(), countIf(StatusCode = 'Error'), toUInt64(sum(Duration)), ", percentiles,
-			", toUnixTimestamp64Milli(min(Timestamp)), toUnixTimestamp64Milli(max(Timestamp)) FROM ", b.traces, " WHERE ")
-		window(s, "Timestamp", q.Window)
-		service(s, q.Service)
-		if entries {
-			s.w(" AND ")
-			b.entryCondition(s, q.Service, q.Window)
-		} else {
-			s.w(" AND SpanName = ", s.str(q.Operation))
-		}
-		s.w(" GROUP BY GROUPING SETS ((SpanName), ())")
-		var ops []telemetry.OperationStats
-		limited, err := b.r.query(ctx, s, b.o.MaxGroups+1, func(rows driver.Rows) error {
-			var total uint64
-			var name string
-			var n, errs, sum uint64
-			var qs []uint64
-			var first, last int64
-			if err := rows.Scan(&total, &name, &n, &errs, &sum, &qs, &first, &last); err != nil {
-				return err
-			}
-			if n == 0 {
-				return nil
-			}
-			if total == 1 { // grouping() is 1 for the set that does not group by SpanName: the whole
-				p.SampleCount, p.ErrorCount = int64(n), int64(errs)
-				p.AverageMs = telemetry.Ms(int64(sum / n))
-				p.P50Ms, p.P95Ms, p.P99Ms = telemetry.Ms(int64(qs[0])), telemetry.Ms(int64(qs[1])), telemetry.Ms(int64(qs[2]))
-				p.FirstMs, p.LastMs = first, last
-				return nil
-			}
-			ops = append(ops, telemetry.OperationStats{Name: name, Count: int64(n), ErrorCount: int64(errs),
-				P50Ms: telemetry.Ms(int64(qs[0])), P95Ms: telemetry.Ms(int64(qs[1]))})
-			return nil
-		})
-		if err != nil {
-			return false, err
-		}
-		p.Scan.Limited = p.Scan.Limited || limited
-		p.Scan.Scanned += p.SampleCount
-		found = p.SampleCount > 0
-		if found {
-			p.TopOperations = telemetry.TopOperations(ops, cmp.Or(q.TopN, telemetry.DefaultPerformanceTopN))
-		}
-		return found, nil
-	}
-	if q.Operation != "" {
-		found, err := run(false)
-		if err != nil || found {
-			return p, err == nil, err
-		}
-		names, limited, err := b.entryNames(ctx, q, ask.Limits.MaxHints)
-		if err != nil {
-			return p, false, err
-		}
-		p.KnownOperations, p.Scan.Limited = names, p.Scan.Limited || limited
-		return p, true, nil
-	}
-	_, err := run(true)
-	return p, err == nil, err
-}
-
-// entryNames are the service's entry operations in the window (bounded, sorted).
-func (b *Backend) entryNames(ctx context.Context, q telemetry.PerformanceQuery, n int) ([]string, bool, error) {
+	d.Scan = telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}
 	s := &sqlText{}
-	s.w("SELECT DISTINCT SpanName FROM ", b.traces, " WHERE ")
+	// Standard GROUPING semantics (force_grouping_standard_compatibility, on by default).
+	// The traffic span restates docs/semantics.md R17: the first and last sample's start.
+	s.w("SELECT grouping(SpanName), SpanName, count(), countIf(StatusCode = 'Error'), toUInt64(sum(Duration)), ", percentiles,
+		", toUnixTimestamp64Milli(min(Timestamp)), toUnixTimestamp64Milli(max(Timestamp)) FROM ", b.traces, " WHERE ")
 	window(s, "Timestamp", q.Window)
 	service(s, q.Service)
-	s.w(" AND ")
-	b.entryCondition(s, q.Service, q.Window)
-	s.w(" ORDER BY SpanName LIMIT ", strconv.Itoa(n))
-	var names []string
-	limited, err := b.r.query(ctx, s, n, func(rows driver.Rows) error {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+	if q.Operation == "" {
+		s.w(" AND ")
+		b.entryCondition(s, q.Service, q.Window)
+	} else {
+		s.w(" AND SpanName = ", s.str(q.Operation))
+	}
+	s.w(" GROUP BY GROUPING SETS ((SpanName), ())")
+	limited, err := b.r.query(ctx, s, b.o.MaxGroups+1, func(rows driver.Rows) error {
+		var total uint64
+		var name string
+		var n, errs, sum uint64
+		var qs []uint64
+		var first, last int64
+		if err := rows.Scan(&total, &name, &n, &errs, &sum, &qs, &first, &last); err != nil {
 			return err
 		}
-		names = append(names, n)
+		if n == 0 {
+			return nil
+		}
+		f := telemetry.DurationFacts{Name: name, Count: int64(n), Errors: int64(errs), SumNs: int64(sum),
+			P50Ns: int64(qs[0]), P95Ns: int64(qs[1]), P99Ns: int64(qs[2])}
+		if total == 1 { // grouping() is 1 for the set that does not group by SpanName: the whole
+			f.Name = ""
+			d.All, d.FirstMs, d.LastMs = f, first, last
+			return nil
+		}
+		d.Operations = append(d.Operations, f)
 		return nil
 	})
-	slices.Sort(names)
-	return names, limited, err
+	if err != nil {
+		return telemetry.Durations{}, false, err
+	}
+	d.Scan.Limited, d.Scan.Scanned = limited, d.All.Count
+	return d, true, nil
 }

@@ -47,22 +47,59 @@ func (e *Engine) LastJob(ctx context.Context, q telemetry.JobQuery) (telemetry.J
 }
 
 // ServicePerformance implements Source: latency and errors over the service's entry spans
-// (with an operation: over that operation's spans, entry or not).
+// (with an operation: over that operation's spans, entry or not), assembled from their
+// duration facts; when the operation matched nothing, the service's entry operations are
+// named instead.
 func (e *Engine) ServicePerformance(ctx context.Context, q telemetry.PerformanceQuery) (telemetry.Performance, error) {
 	q = q.WithDefaults()
-	if c, ok := capability[telemetry.PerformanceAggregator](e, q.Invocation); ok {
-		p, handled, err := c.AggregatePerformance(ctx, q, e.Ask())
+	dq := telemetry.DurationQuery{Window: q.Window, Service: q.Service, Operation: q.Operation, Invocation: q.Invocation}
+	d, entries, err := e.durations(ctx, dq, true)
+	if err != nil {
+		return telemetry.Performance{}, err
+	}
+	p := d.Performance(q)
+	if q.Operation != "" && d.All.Count == 0 {
+		if entries == nil {
+			dq.Operation = ""
+			all, _, err := e.durations(ctx, dq, false)
+			if err != nil {
+				return telemetry.Performance{}, err
+			}
+			entries = &all
+		}
+		names := make([]string, 0, len(entries.Operations))
+		for _, o := range entries.Operations {
+			names = append(names, o.Name)
+		}
+		p.KnownOperations = telemetry.BoundedSorted(names, e.limits.MaxHints)
+		p.Scan.Scanned += entries.Scan.Scanned
+		p.Scan.Limited = p.Scan.Limited || entries.Scan.Limited
+	}
+	return p, nil
+}
+
+// Durations are the duration facts of a service's samples: the backend's (DurationIndexer)
+// when it answers, else computed from a scan of the window's spans — the reference every
+// backend's facts are held to.
+func (e *Engine) Durations(ctx context.Context, q telemetry.DurationQuery) (telemetry.Durations, error) {
+	d, _, err := e.durations(ctx, q, false)
+	return d, err
+}
+
+// durations is Durations; with orEntries, when an operation's spans were computed from a scan
+// that found none, also the entry spans' facts from the same scan (nil otherwise).
+func (e *Engine) durations(ctx context.Context, q telemetry.DurationQuery, orEntries bool) (telemetry.Durations, *telemetry.Durations, error) {
+	if c, ok := capability[telemetry.DurationIndexer](e, q.Invocation); ok {
+		d, handled, err := c.IndexDurations(ctx, q, e.Ask())
 		if err != nil || handled {
-			return p, err
+			return d, nil, err
 		}
 	}
 	b, err := e.scanSpans(ctx, telemetry.SpanScan{Window: q.Window, Service: q.Service, Invocation: q.Invocation})
 	if err != nil {
-		return telemetry.Performance{}, err
+		return telemetry.Durations{}, nil, err
 	}
-	limited := b.Limited
 	var samples []telemetry.SpanRow
-	entryNames := map[string]bool{}
 	if q.Operation != "" {
 		for _, s := range b.Spans {
 			if s.Name == q.Operation {
@@ -70,26 +107,26 @@ func (e *Engine) ServicePerformance(ctx context.Context, q telemetry.Performance
 			}
 		}
 	}
-	if q.Operation == "" || len(samples) == 0 {
-		entries, lim, err := e.entrySpans(ctx, b.Spans)
+	var entries *telemetry.Durations
+	if q.Operation == "" || (orEntries && len(samples) == 0) {
+		spans, lim, err := e.entrySpans(ctx, b.Spans)
 		if err != nil {
-			return telemetry.Performance{}, err
-		}
-		limited = limited || lim
-		for _, s := range entries {
-			entryNames[s.Name] = true
+			return telemetry.Durations{}, nil, err
 		}
 		if q.Operation == "" {
-			samples = entries
+			samples, b.Limited = spans, b.Limited || lim
+		} else {
+			// The same scan: its rows are counted once, in the operation's facts.
+			ed := telemetry.DurationsOf(spans)
+			ed.Scan = windowScan(q.Window)
+			ed.Scan.Limited = b.Limited || lim
+			entries = &ed
 		}
 	}
-	p := telemetry.SummarizePerformance(q, samples)
-	p.Scan = windowScan(q.Window)
-	p.Scan.Scanned, p.Scan.Limited = b.Scanned, limited
-	if q.Operation != "" && len(samples) == 0 {
-		p.KnownOperations = telemetry.BoundedSorted(telemetry.Keys(entryNames), e.limits.MaxHints)
-	}
-	return p, nil
+	d := telemetry.DurationsOf(samples)
+	d.Scan = windowScan(q.Window)
+	d.Scan.Scanned, d.Scan.Limited = b.Scanned, b.Limited
+	return d, entries, nil
 }
 
 // entrySpans keeps the entry spans among the window's spans, by ShapeTrace's rule: a span is

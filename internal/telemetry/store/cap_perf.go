@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -11,59 +10,43 @@ import (
 	"github.com/runlens/runlens/internal/telemetry"
 )
 
-// AggregatePerformance implements telemetry.PerformanceAggregator: the service's entry spans
-// (IsEntry) in the window — or, with an operation, its spans of that name — read from a
-// covering index as one text of name, duration and error flag per span (passing a row per span
-// through database/sql costs several times SQLite's own work), then SummarizePerformance.
-func (b *Backend) AggregatePerformance(ctx context.Context, q telemetry.PerformanceQuery, ask telemetry.Ask) (telemetry.Performance, bool, error) {
-	conv := ask.Conv
-	var p telemetry.Performance
-	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
-		var samples, entries []telemetry.SpanRow
-		var span, entrySpan traffic
-		var err error
+// IndexDurations implements telemetry.DurationIndexer: the service's entry spans (IsEntry) in
+// the window — or, with an operation, its spans of that name — read from a covering index as
+// one text of name, duration and error flag per span (passing a row per span through
+// database/sql costs several times SQLite's own work), then telemetry.DurationsOf; or, for
+// entry spans over whole buckets, from the entry span rollup's sketches (sketchedDurations).
+func (b *Backend) IndexDurations(ctx context.Context, q telemetry.DurationQuery, ask telemetry.Ask) (telemetry.Durations, bool, error) {
+	var d telemetry.Durations
+	handled, err := b.snapshot(ctx, ask.Conv, func(tx *sql.Tx) error {
 		if q.Operation == "" {
 			var done bool
-			if p, done, err = sketchedPerformance(ctx, tx, q); err != nil || done {
+			var err error
+			if d, done, err = sketchedDurations(ctx, tx, q); err != nil || done {
 				return err
 			}
 		}
-		if q.Operation != "" {
-			if samples, span, err = performanceSamples(ctx, tx, q, false); err != nil {
-				return err
-			}
+		samples, span, err := performanceSamples(ctx, tx, q, q.Operation == "")
+		if err != nil {
+			return err
 		}
-		if q.Operation == "" || len(samples) == 0 {
-			if entries, entrySpan, err = performanceSamples(ctx, tx, q, true); err != nil {
-				return err
-			}
-			if q.Operation == "" {
-				samples, span = entries, entrySpan
-			}
+		d = telemetry.DurationsOf(samples)
+		if len(samples) > 0 {
+			d.FirstMs, d.LastMs = span.ms()
 		}
-		p = telemetry.SummarizePerformance(q, samples)
-		p.FirstMs, p.LastMs = span.ms()
-		p.Scan = windowScan(q.Window, int64(len(samples)+len(entries)))
-		if q.Operation != "" && len(samples) == 0 {
-			names := map[string]bool{}
-			for _, s := range entries {
-				names[s.Name] = true
-			}
-			p.KnownOperations = telemetry.BoundedSorted(telemetry.Keys(names), ask.Limits.MaxHints)
-		}
+		d.Scan = windowScan(q.Window, int64(len(samples)))
 		return nil
 	})
-	return p, handled, err
+	return d, handled, err
 }
 
-// sketchedPerformance answers over the service's entry spans from the entry span rollup when
-// the window has whole buckets and holds more than sketchExactMax entry spans: counts, totals
-// and sketches of the whole buckets, plus the exact durations of the edges (at most ten
+// sketchedDurations computes the facts of the service's entry spans from the entry span rollup
+// when the window has whole buckets and holds more than sketchExactMax entry spans: counts,
+// totals and sketches of the whole buckets, plus the exact durations of the edges (at most ten
 // minutes of rows); done is false when the exact path answers instead.
-func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.PerformanceQuery) (telemetry.Performance, bool, error) {
+func sketchedDurations(ctx context.Context, tx *sql.Tx, q telemetry.DurationQuery) (telemetry.Durations, bool, error) {
 	sp, err := liveSplit(ctx, tx, q.Window)
 	if err != nil || sp.lo >= sp.hi {
-		return telemetry.Performance{}, false, err
+		return telemetry.Durations{}, false, err
 	}
 	type op struct {
 		count, sum, errors int64
@@ -97,7 +80,7 @@ func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.Performanc
 			return o.sk.mergeBlob(blob)
 		})
 	if err != nil {
-		return telemetry.Performance{}, false, fmt.Errorf("read entry span rollup: %w", err)
+		return telemetry.Durations{}, false, fmt.Errorf("read entry span rollup: %w", err)
 	}
 	for _, e := range sp.edges {
 		var f filter
@@ -119,41 +102,37 @@ func sketchedPerformance(ctx context.Context, tx *sql.Tx, q telemetry.Performanc
 				return nil
 			})
 		if err != nil {
-			return telemetry.Performance{}, false, fmt.Errorf("read service spans: %w", err)
+			return telemetry.Durations{}, false, fmt.Errorf("read service spans: %w", err)
 		}
 	}
-	p := telemetry.Performance{Service: q.Service, PercentileError: SketchRelativeError}
+	d := telemetry.Durations{PercentileError: SketchRelativeError}
 	all := sketch{}
-	var sum int64
-	stats := make([]telemetry.OperationStats, 0, len(ops))
 	for name, o := range ops {
 		if o.count == 0 {
 			continue
 		}
 		all.merge(o.sk)
-		sum += o.sum
-		p.SampleCount += o.count
-		p.ErrorCount += o.errors
-		stats = append(stats, telemetry.OperationStats{Name: name, Count: o.count, ErrorCount: o.errors,
-			P50Ms: telemetry.Ms(o.sk.quantile(0.5)), P95Ms: telemetry.Ms(o.sk.quantile(0.95))})
+		d.All.SumNs += o.sum
+		d.All.Count += o.count
+		d.All.Errors += o.errors
+		d.Operations = append(d.Operations, telemetry.DurationFacts{Name: name, Count: o.count, Errors: o.errors, SumNs: o.sum,
+			P50Ns: o.sk.quantile(0.5), P95Ns: o.sk.quantile(0.95), P99Ns: o.sk.quantile(0.99)})
 	}
-	if p.SampleCount <= sketchExactMax {
-		return telemetry.Performance{}, false, nil
+	if d.All.Count <= sketchExactMax {
+		return telemetry.Durations{}, false, nil
 	}
 	span, err := entryTraffic(ctx, tx, q)
 	if err != nil {
-		return telemetry.Performance{}, false, err
+		return telemetry.Durations{}, false, err
 	}
-	p.FirstMs, p.LastMs = span.ms()
-	p.Scan = windowScan(q.Window, p.SampleCount)
-	p.AverageMs = telemetry.Ms(sum / p.SampleCount)
-	p.P50Ms, p.P95Ms, p.P99Ms = telemetry.Ms(all.quantile(0.5)), telemetry.Ms(all.quantile(0.95)), telemetry.Ms(all.quantile(0.99))
-	p.TopOperations = telemetry.TopOperations(stats, cmp.Or(q.TopN, telemetry.DefaultPerformanceTopN))
-	return p, true, nil
+	d.FirstMs, d.LastMs = span.ms()
+	d.Scan = windowScan(q.Window, d.All.Count)
+	d.All.P50Ns, d.All.P95Ns, d.All.P99Ns = all.quantile(0.5), all.quantile(0.95), all.quantile(0.99)
+	return d, true, nil
 }
 
 // traffic is the start times (ns) of the first and the last sample: the span of time over which
-// throughput is a rate (restates docs/semantics.md R17: SummarizePerformance takes them from
+// throughput is a rate (restates docs/semantics.md R17: telemetry.DurationsOf takes them from
 // the samples, which the store reads without their start times).
 type traffic struct{ first, last int64 }
 
@@ -162,7 +141,7 @@ func (t traffic) ms() (int64, int64) { return t.first / 1e6, t.last / 1e6 }
 
 // entryTraffic is the traffic span of the service's entry spans in the window: two probes of the
 // entry index, which is ordered by service and start time.
-func entryTraffic(ctx context.Context, tx *sql.Tx, q telemetry.PerformanceQuery) (traffic, error) {
+func entryTraffic(ctx context.Context, tx *sql.Tx, q telemetry.DurationQuery) (traffic, error) {
 	var f filter
 	f.add("IsEntry = 1")
 	f.service("ServiceName", q.Service)
@@ -178,7 +157,7 @@ func entryTraffic(ctx context.Context, tx *sql.Tx, q telemetry.PerformanceQuery)
 
 // performanceSamples reads the service's entry spans in the window (entries), or its spans
 // named q.Operation: name, duration and status only, and the span of their start times.
-func performanceSamples(ctx context.Context, tx *sql.Tx, q telemetry.PerformanceQuery, entries bool) ([]telemetry.SpanRow, traffic, error) {
+func performanceSamples(ctx context.Context, tx *sql.Tx, q telemetry.DurationQuery, entries bool) ([]telemetry.SpanRow, traffic, error) {
 	var f filter
 	index := "otel_traces_service"
 	if entries {

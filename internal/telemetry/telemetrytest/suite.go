@@ -162,6 +162,7 @@ func runAll(t *testing.T, src telemetry.Source, d *fixture.Dataset) {
 					t.Fatalf("ServicePerformance %+v: %v", q, err)
 				}
 				compare(t, fmt.Sprintf("ServicePerformance over %s %+v", w.name, q), got, d.ExpectPerformance(q))
+				checkDurationFact(t, src, telemetry.DurationQuery{Window: q.Window, Service: q.Service, Operation: q.Operation}, w.name)
 			}
 		}
 		for _, q := range []telemetry.DBQuery{
@@ -260,6 +261,34 @@ func checkOccurrenceFact(t *testing.T, src telemetry.Source, q telemetry.ErrorsQ
 	}
 	if got.Scan.Limited != want.Scan.Limited {
 		t.Errorf("fact OccurrenceIndex over %s: limited %v, the engine's scans %v", window, got.Scan.Limited, want.Scan.Limited)
+	}
+}
+
+// checkDurationFact holds the duration facts a backend supplies through
+// telemetry.DurationIndexer to the engine's scan-derived ones: the whole set's and each
+// operation's count, errors, sum and percentiles, and the traffic span.
+func checkDurationFact(t *testing.T, src telemetry.Source, q telemetry.DurationQuery, window string) {
+	t.Helper()
+	e, ok := src.(*engine.Engine)
+	if !ok {
+		return
+	}
+	c, ok := e.Backend().(telemetry.DurationIndexer)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	got, handled, err := c.IndexDurations(ctx, q, e.Ask())
+	if err != nil || !handled {
+		t.Fatalf("fact Durations over %s %+v: handled %v, %v; want the backend to answer", window, q, handled, err)
+	}
+	want, err := e.ScansOnly().Durations(ctx, q)
+	if err != nil {
+		t.Fatalf("fact Durations from scans over %s: %v", window, err)
+	}
+	byName := cmpopts.SortSlices(func(a, b telemetry.DurationFacts) bool { return a.Name < b.Name })
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), byName, cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
+		t.Errorf("fact Durations over %s %+v: the backend's differ from the engine's scans (-scans +backend):\n%s", window, q, diff)
 	}
 }
 
