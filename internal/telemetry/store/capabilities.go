@@ -20,13 +20,13 @@ import (
 // (handled false) when the derived columns were computed with other conventions than the
 // engine's, or while a recomputation is pending, and the engine scans instead.
 var (
-	_ telemetry.ActivityCounter       = (*Backend)(nil)
-	_ telemetry.RunLister             = (*Backend)(nil)
-	_ telemetry.OccurrenceIndexer     = (*Backend)(nil)
-	_ telemetry.JobFinder             = (*Backend)(nil)
-	_ telemetry.DurationIndexer       = (*Backend)(nil)
-	_ telemetry.DBAggregator          = (*Backend)(nil)
-	_ telemetry.RunResolver           = (*Backend)(nil)
+	_ telemetry.ActivityCounter   = (*Backend)(nil)
+	_ telemetry.RunLister         = (*Backend)(nil)
+	_ telemetry.OccurrenceIndexer = (*Backend)(nil)
+	_ telemetry.JobFinder         = (*Backend)(nil)
+	_ telemetry.DurationIndexer   = (*Backend)(nil)
+	_ telemetry.DBAggregator      = (*Backend)(nil)
+	_ telemetry.RunResolver       = (*Backend)(nil)
 )
 
 // Bounds of the capabilities.
