@@ -162,55 +162,73 @@ type DBSample struct {
 	Error      bool
 }
 
-// SummarizeDB groups database operation spans by key and computes their statistics, ordered
-// by total time desc, p95 desc, label; with a system filter that matched nothing, it names the
-// systems seen. q.TopN is taken as given, as in Durations.Performance.
-func SummarizeDB(q DBQuery, samples []DBSample, maxHints int) DBReport {
-	var rep DBReport
-	type agg struct {
-		stats DBOperationStats
-		ds    []int64
-		sum   int64
-	}
-	groups := map[string]*agg{}
+// DBOperationsOf groups database operation spans by key (docs/semantics.md R13) after the
+// system filter: each operation's count, errors, total time and nearest-rank p95, read as its
+// first sample says, and the systems seen before the filter. It is the reference every
+// backend's DBOperations are held to.
+func DBOperationsOf(q DBQuery, samples []DBSample) DBOperations {
+	var d DBOperations
+	index := map[string]int{}
+	var durations [][]int64
 	systems := map[string]bool{}
-	var total int64
 	for _, s := range samples {
 		systems[s.Op.System] = true
 		if q.System != "" && s.Op.System != q.System {
 			continue
 		}
-		rep.SampleCount++
-		total += s.DurationNs
-		g := groups[s.Op.Key]
-		if g == nil {
-			g = &agg{stats: DBOperationStats{Key: s.Op.Key, Label: s.Op.Label, Statement: s.Op.Statement, System: s.Op.System, Collection: s.Op.Collection}}
-			groups[s.Op.Key] = g
+		i, ok := index[s.Op.Key]
+		if !ok {
+			i = len(d.Operations)
+			index[s.Op.Key] = i
+			d.Operations = append(d.Operations, DBOperationFacts{Op: s.Op})
+			durations = append(durations, nil)
 		}
-		g.stats.Count++
-		g.sum += s.DurationNs
-		g.ds = append(g.ds, s.DurationNs)
+		f := &d.Operations[i]
+		f.Count++
+		f.SumNs += s.DurationNs
+		durations[i] = append(durations[i], s.DurationNs)
 		if s.Error {
-			g.stats.ErrorCount++
+			f.Errors++
 		}
 	}
-	for _, g := range groups {
-		st := Summarize(g.ds)
-		g.stats.TotalMs = Ms(g.sum)
-		g.stats.P95Ms = Ms(st.P95)
-		g.stats.ShareOfTotal = Share(g.sum, total)
-		rep.Operations = append(rep.Operations, g.stats)
+	for i := range d.Operations {
+		d.Operations[i].P95Ns = Summarize(durations[i]).P95
+	}
+	d.Systems = Keys(systems)
+	return d
+}
+
+// Report assembles the database answer from the operations' facts: each one's share of the
+// total time, ordered by SortDBOperations and cut at q.TopN (DefaultDBTopN when 0), and,
+// when the system filter kept nothing, the systems seen (at most maxHints).
+func (d DBOperations) Report(q DBQuery, maxHints int) DBReport {
+	rep := DBReport{PercentileError: d.PercentileError, Scan: d.Scan, Total: len(d.Operations)}
+	var total int64
+	for _, o := range d.Operations {
+		rep.SampleCount += o.Count
+		total += o.SumNs
+	}
+	for _, o := range d.Operations {
+		rep.Operations = append(rep.Operations, DBOperationStats{Key: o.Op.Key, Label: o.Op.Label, Statement: o.Op.Statement,
+			System: o.Op.System, Collection: o.Op.Collection, Count: o.Count, ErrorCount: o.Errors, TotalMs: Ms(o.SumNs),
+			P95Ms: Ms(o.P95Ns), ShareOfTotal: Share(o.SumNs, total)})
 	}
 	SortDBOperations(rep.Operations)
-	rep.Total = len(rep.Operations)
-	if len(rep.Operations) > q.TopN {
-		rep.Operations = rep.Operations[:q.TopN]
+	if n := cmp.Or(q.TopN, DefaultDBTopN); len(rep.Operations) > n {
+		rep.Operations = rep.Operations[:n]
 	}
 	if q.System != "" && rep.SampleCount == 0 {
-		delete(systems, "")
-		rep.KnownSystems = BoundedSorted(Keys(systems), maxHints)
+		systems := slices.DeleteFunc(slices.Clone(d.Systems), func(s string) bool { return s == "" })
+		slices.Sort(systems)
+		rep.KnownSystems = BoundedSorted(slices.Compact(systems), maxHints)
 	}
 	return rep
+}
+
+// SummarizeDB groups database operation spans by key into the database answer:
+// DBOperationsOf's facts, reported.
+func SummarizeDB(q DBQuery, samples []DBSample, maxHints int) DBReport {
+	return DBOperationsOf(q, samples).Report(q, maxHints)
 }
 
 // SortDBOperations orders operations by total time desc, p95 desc, label, key.

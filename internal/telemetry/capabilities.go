@@ -68,9 +68,10 @@ type (
 	DurationIndexer interface {
 		IndexDurations(ctx context.Context, q DurationQuery, ask Ask) (d Durations, handled bool, err error)
 	}
-	// DBAggregator answers DBOperations.
-	DBAggregator interface {
-		AggregateDB(ctx context.Context, q DBQuery, ask Ask) (r DBReport, handled bool, err error)
+	// DBIndexer supplies a window's database operations (DBOperations); the engine assembles
+	// the answer from them (DBOperations.Report).
+	DBIndexer interface {
+		IndexDB(ctx context.Context, q DBQuery, ask Ask) (d DBOperations, handled bool, err error)
 	}
 	// FailingTraceScanner reads in one pass what the engine otherwise reads by lists of trace
 	// ids: the spans, and the error logs, of the traces with an error span in a window (a

@@ -1,5 +1,7 @@
 package telemetry
 
+import "github.com/runlens/runlens/internal/telemetry/conventions"
+
 // Scan says what a query covered: its window, how many rows it examined, and whether it hit a
 // scan limit (then the statistics cover less than the window).
 type Scan struct {
@@ -272,6 +274,32 @@ type DBReport struct {
 	// that aggregates into sketches states their accuracy).
 	PercentileError float64
 	Scan            Scan
+}
+
+// DBOperations are a window's database operations after a DBQuery's service and system
+// filters (docs/semantics.md R13), from which DBOperations.Report assembles a database answer.
+type DBOperations struct {
+	// Operations are in any order. An operation whose total time (in ms) is below the TopN-th
+	// longest cannot make the answer: a source may leave its P95Ns and its Op's label,
+	// statement and collection unset (Partial).
+	Operations []DBOperationFacts
+	// Systems are the database systems seen before the system filter (any order); needed
+	// only when the filter kept nothing.
+	Systems []string
+	// PercentileError bounds the relative error of the p95s (0: exact; a source that merges
+	// sketches states their accuracy).
+	PercentileError float64
+	Scan            Scan
+}
+
+// DBOperationFacts are one database operation's facts: the operation as the conventions read
+// it, its spans' count, errors, total and nearest-rank p95 duration.
+type DBOperationFacts struct {
+	Op                          conventions.DBOperation
+	Count, Errors, SumNs, P95Ns int64
+	// Partial marks an operation that cannot make the answer, whose P95Ns and Op's label,
+	// statement and collection were not read.
+	Partial bool
 }
 
 // DBOperationStats are one database operation's statistics: one system and one normalized

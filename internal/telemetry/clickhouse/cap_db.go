@@ -1,7 +1,6 @@
 package clickhouse
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -59,7 +58,7 @@ func dbKeysWithinPrefixes(conv *conventions.Conventions) bool {
 // dbStats are a set of raw operations' counts, errors, total time and nearest-rank p95.
 var dbStats = "toInt64(sum(n)), toInt64(sum(e)), toInt64(sum(d)), toInt64(" + rankFunc("quantilesExactMerge", "st", []float64{0.95}) + "[1])"
 
-// AggregateDB implements telemetry.DBAggregator, in one query when it can and two when it
+// IndexDB implements telemetry.DBIndexer, in one query when it can and two when it
 // must. Operations are the conventions' (conventions.NormalizeStatement is a small SQL lexer
 // — quotes, comments, hex, IN lists — ClickHouse cannot reproduce exactly), so Go reads every
 // distinct raw operation (system, statement, summary, operation, collection) of the window's
@@ -72,16 +71,16 @@ var dbStats = "toInt64(sum(n)), toInt64(sum(e)), toInt64(sum(d)), toInt64(" + ra
 // statement the two normalizations read differently) the second query maps every raw
 // operation to its operation (a bound array) and computes them per operation. No duration
 // and no span crosses the wire.
-func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, ask telemetry.Ask) (telemetry.DBReport, bool, error) {
+func (b *Backend) IndexDB(ctx context.Context, q telemetry.DBQuery, ask telemetry.Ask) (telemetry.DBOperations, bool, error) {
 	conv := ask.Conv
 	k := conv.DBKeys
 	if len(k.KeyPrefixes) == 0 {
-		return telemetry.DBReport{}, false, nil
+		return telemetry.DBOperations{}, false, nil
 	}
 	if err := b.ready(ctx); err != nil {
-		return telemetry.DBReport{}, false, err
+		return telemetry.DBOperations{}, false, err
 	}
-	rep := telemetry.DBReport{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
+	rep := telemetry.DBOperations{Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
 	s := &sqlText{}
 	// Grouped by the hash that names a raw operation (one fixed-size key per span) rather than
 	// over its five texts. Standard GROUPING semantics: 1 for the set without raw.
@@ -159,17 +158,12 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, ask tele
 	}
 	limited = limited || cut
 	rep.Scan.Limited = limited
-	var total int64
-	var sums []int64
+	var spans int64
 	if same && !limited {
 		for i, op := range ops {
 			st := groups[normOfOp[uint32(i+1)]]
-			rep.SampleCount += st.n
-			total += st.sum
-			sums = append(sums, st.sum)
-			rep.Operations = append(rep.Operations, telemetry.DBOperationStats{Key: op.Key, Label: op.Label, Statement: op.Statement,
-				System: op.System, Collection: op.Collection, Count: st.n, ErrorCount: st.errs, TotalMs: telemetry.Ms(st.sum), P95Ms: telemetry.Ms(st.p95),
-			})
+			spans += st.n
+			rep.Operations = append(rep.Operations, telemetry.DBOperationFacts{Op: op, Count: st.n, Errors: st.errs, SumNs: st.sum, P95Ns: st.p95})
 		}
 		raws = nil
 	}
@@ -186,13 +180,8 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, ask tele
 			if err := rows.Scan(&i, &n, &errs, &sum, &p95); err != nil {
 				return err
 			}
-			op := ops[i-1]
-			rep.SampleCount += n
-			total += sum
-			sums = append(sums, sum)
-			rep.Operations = append(rep.Operations, telemetry.DBOperationStats{Key: op.Key, Label: op.Label, Statement: op.Statement,
-				System: op.System, Collection: op.Collection, Count: n, ErrorCount: errs, TotalMs: telemetry.Ms(sum), P95Ms: telemetry.Ms(p95),
-			})
+			spans += n
+			rep.Operations = append(rep.Operations, telemetry.DBOperationFacts{Op: ops[i-1], Count: n, Errors: errs, SumNs: sum, P95Ns: p95})
 			return nil
 		})
 		if err != nil {
@@ -200,26 +189,7 @@ func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, ask tele
 		}
 		rep.Scan.Limited = rep.Scan.Limited || lim
 	}
-	for i := range rep.Operations {
-		rep.Operations[i].ShareOfTotal = telemetry.Share(sums[i], total)
-	}
-	rep.Scan.Scanned = rep.SampleCount
-	telemetry.SortDBOperations(rep.Operations)
-	rep.Total = len(rep.Operations)
-	if n := cmp.Or(q.TopN, telemetry.DefaultDBTopN); len(rep.Operations) > n {
-		rep.Operations = rep.Operations[:n]
-	}
-	if q.System != "" && rep.SampleCount == 0 {
-		delete(systems, "")
-		names := make([]string, 0, len(systems))
-		for n := range systems {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		if len(names) > ask.Limits.MaxHints {
-			names = names[:ask.Limits.MaxHints]
-		}
-		rep.KnownSystems = names
-	}
+	rep.Scan.Scanned = spans
+	rep.Systems = telemetry.Keys(systems)
 	return rep, true, nil
 }

@@ -12,7 +12,7 @@ import (
 
 var (
 	_ telemetry.DurationIndexer = (*Backend)(nil)
-	_ telemetry.DBAggregator    = (*Backend)(nil)
+	_ telemetry.DBIndexer       = (*Backend)(nil)
 	_ telemetry.JobFinder       = (*Backend)(nil)
 )
 

@@ -45,7 +45,7 @@ func TestDatabaseOperationsTakeOneQueryWhenClickHouseGroupsStatementsAsTheConven
 	for _, c := range []struct {
 		name  string
 		stmts []statement
-		// passes is how many queries AggregateDB sends for each of the queries below: the
+		// passes is how many queries IndexDB sends for each of the queries below: the
 		// IN-list statements are PostgreSQL's, and billing's spans hold one of the two.
 		passes [3]int
 		conv   *conventions.Conventions

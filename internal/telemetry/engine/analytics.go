@@ -172,18 +172,29 @@ func (e *Engine) entrySpans(ctx context.Context, spans []telemetry.SpanRow) ([]t
 }
 
 // DBOperations implements Source: the window's database operations (one system and one
-// normalized statement each), by total time.
+// normalized statement each), by total time, assembled from their facts.
 func (e *Engine) DBOperations(ctx context.Context, q telemetry.DBQuery) (telemetry.DBReport, error) {
 	q = q.WithDefaults()
-	if c, ok := capability[telemetry.DBAggregator](e); ok {
-		r, handled, err := c.AggregateDB(ctx, q, e.Ask())
+	d, err := e.DBFacts(ctx, q)
+	if err != nil {
+		return telemetry.DBReport{}, err
+	}
+	return d.Report(q, e.limits.MaxHints), nil
+}
+
+// DBFacts are the window's database operations: the backend's (DBIndexer) when it answers,
+// else computed from a scan of the window's database spans — the reference every backend's
+// facts are held to.
+func (e *Engine) DBFacts(ctx context.Context, q telemetry.DBQuery) (telemetry.DBOperations, error) {
+	if c, ok := capability[telemetry.DBIndexer](e); ok {
+		d, handled, err := c.IndexDB(ctx, q, e.Ask())
 		if err != nil || handled {
-			return r, err
+			return d, err
 		}
 	}
 	b, err := e.scanSpans(ctx, telemetry.SpanScan{Window: q.Window, Service: q.Service, AttrKeys: telemetry.DBAttrKeys(e.conv), Fields: telemetry.FieldAttributes})
 	if err != nil {
-		return telemetry.DBReport{}, err
+		return telemetry.DBOperations{}, err
 	}
 	var ops []telemetry.DBSample
 	for i := range b.Spans {
@@ -194,8 +205,8 @@ func (e *Engine) DBOperations(ctx context.Context, q telemetry.DBQuery) (telemet
 		}
 		ops = append(ops, telemetry.DBSample{Op: op, DurationNs: s.DurationNs, Error: s.IsError()})
 	}
-	rep := telemetry.SummarizeDB(q, ops, e.limits.MaxHints)
-	rep.Scan = windowScan(q.Window)
-	rep.Scan.Scanned, rep.Scan.Limited = b.Scanned, b.Limited
-	return rep, nil
+	d := telemetry.DBOperationsOf(q, ops)
+	d.Scan = windowScan(q.Window)
+	d.Scan.Scanned, d.Scan.Limited = b.Scanned, b.Limited
+	return d, nil
 }

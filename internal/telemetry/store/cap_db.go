@@ -18,20 +18,19 @@ import (
 // (a statement normalization that leaves values in) an edge is read in one pass over the index.
 const maxSeekKeys = 500
 
-// AggregateDB implements telemetry.DBAggregator. The window's whole hours come from the
-// database rollup and its partial hours from the database index (one seek per operation); only
-// the operations that can make the answer get a p95, from their durations in the window, and
+// IndexDB implements telemetry.DBIndexer. The window's whole hours come from the database
+// rollup and its partial hours from the database index (one seek per operation); only the
+// operations that can make the answer get a p95, from their durations in the window, and
 // their label, statement and collection from their newest span, read with DBOperationOf as
-// SummarizeDB reads its first sample; SortDBOperations orders them.
-func (b *Backend) AggregateDB(ctx context.Context, q telemetry.DBQuery, ask telemetry.Ask) (telemetry.DBReport, bool, error) {
-	conv := ask.Conv
-	var rep telemetry.DBReport
-	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
+// DBOperationsOf reads its first sample; the others are Partial.
+func (b *Backend) IndexDB(ctx context.Context, q telemetry.DBQuery, ask telemetry.Ask) (telemetry.DBOperations, bool, error) {
+	var d telemetry.DBOperations
+	handled, err := b.snapshot(ctx, ask.Conv, func(tx *sql.Tx) error {
 		var err error
-		rep, err = dbOperations(ctx, tx, q, conv, ask.Limits.MaxHints)
+		d, err = dbOperations(ctx, tx, q, ask.Conv)
 		return err
 	})
-	return rep, handled, err
+	return d, handled, err
 }
 
 // dbGroup is one operation's totals in the window.
@@ -40,8 +39,8 @@ type dbGroup struct {
 	count, sum, errorCount int64
 }
 
-func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *conventions.Conventions, hints int) (telemetry.DBReport, error) {
-	rep := telemetry.DBReport{}
+func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *conventions.Conventions) (telemetry.DBOperations, error) {
+	rep := telemetry.DBOperations{}
 	groups := map[string]*dbGroup{}
 	add := func(scan func(...any) error) error {
 		var g dbGroup
@@ -60,7 +59,7 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 	}
 	sp, err := liveSplit(ctx, tx, q.Window)
 	if err != nil {
-		return telemetry.DBReport{}, err
+		return telemetry.DBOperations{}, err
 	}
 	lo, hi, edges := sp.lo, sp.hi, sp.edges
 	if lo < hi {
@@ -122,7 +121,7 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 	}
 	systems := map[string]bool{}
 	var kept []*dbGroup
-	var total int64
+	var spans int64
 	for _, g := range groups {
 		if g.count == 0 {
 			continue
@@ -132,15 +131,10 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 			continue
 		}
 		kept = append(kept, g)
-		rep.SampleCount += g.count
-		total += g.sum
+		spans += g.count
 	}
-	rep.Total = len(kept)
-	rep.Scan = windowScan(q.Window, rep.SampleCount)
-	if q.System != "" && rep.SampleCount == 0 {
-		delete(systems, "")
-		rep.KnownSystems = telemetry.BoundedSorted(telemetry.Keys(systems), hints)
-	}
+	rep.Systems = telemetry.Keys(systems)
+	rep.Scan = windowScan(q.Window, spans)
 	// The order's first key is the total time: only operations at least as long in total as
 	// the n-th longest can make the answer; they get the p95 and label the rest of it needs.
 	slices.SortFunc(kept, func(a, b *dbGroup) int { return cmp.Compare(telemetry.Ms(b.sum), telemetry.Ms(a.sum)) })
@@ -152,6 +146,10 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 			end++
 		}
 		candidates = kept[:end]
+	}
+	for _, g := range kept[len(candidates):] {
+		rep.Operations = append(rep.Operations, telemetry.DBOperationFacts{Op: conventions.DBOperation{Key: g.key, System: g.system},
+			Count: g.count, Errors: g.errorCount, SumNs: g.sum, Partial: true})
 	}
 	whole := dbFilter(q, [2]int64{q.Window.StartMs * 1e6, q.Window.EndMs * 1e6})
 	var sketched []string
@@ -176,15 +174,7 @@ func dbOperations(ctx context.Context, tx *sql.Tx, q telemetry.DBQuery, conv *co
 		} else if p95, err = keyP95(ctx, tx, whole, g.key, g.count); err != nil {
 			return rep, err
 		}
-		rep.Operations = append(rep.Operations, telemetry.DBOperationStats{
-			Key: g.key, Label: op.Label, Statement: op.Statement, System: op.System, Collection: op.Collection,
-			Count: g.count, TotalMs: telemetry.Ms(g.sum), P95Ms: telemetry.Ms(p95), ErrorCount: g.errorCount,
-			ShareOfTotal: telemetry.Share(g.sum, total),
-		})
-	}
-	telemetry.SortDBOperations(rep.Operations)
-	if len(rep.Operations) > n {
-		rep.Operations = rep.Operations[:n]
+		rep.Operations = append(rep.Operations, telemetry.DBOperationFacts{Op: op, Count: g.count, Errors: g.errorCount, SumNs: g.sum, P95Ns: p95})
 	}
 	return rep, nil
 }

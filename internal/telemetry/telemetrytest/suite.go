@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/runlens/runlens/internal/telemetry"
+	"github.com/runlens/runlens/internal/telemetry/conventions"
 	"github.com/runlens/runlens/internal/telemetry/engine"
 	"github.com/runlens/runlens/internal/telemetry/fixture"
 )
@@ -174,6 +175,7 @@ func runAll(t *testing.T, src telemetry.Source, d *fixture.Dataset) {
 				t.Fatalf("DBOperations %+v: %v", q, err)
 			}
 			compare(t, fmt.Sprintf("DBOperations over %s %+v", w.name, q), got, d.ExpectDB(q))
+			checkDBFact(t, src, q, w.name)
 		}
 	}
 	for _, r := range d.Runs {
@@ -289,6 +291,50 @@ func checkDurationFact(t *testing.T, src telemetry.Source, q telemetry.DurationQ
 	byName := cmpopts.SortSlices(func(a, b telemetry.DurationFacts) bool { return a.Name < b.Name })
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), byName, cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
 		t.Errorf("fact Durations over %s %+v: the backend's differ from the engine's scans (-scans +backend):\n%s", window, q, diff)
+	}
+}
+
+// checkDBFact holds the database operations a backend supplies through telemetry.DBIndexer
+// to the engine's scan-derived ones: each operation's count, errors, total and — unless the
+// backend marked it Partial (it cannot make the answer) — its p95 and what the conventions
+// read of it; and the systems seen, when the system filter kept nothing.
+func checkDBFact(t *testing.T, src telemetry.Source, q telemetry.DBQuery, window string) {
+	t.Helper()
+	e, ok := src.(*engine.Engine)
+	if !ok {
+		return
+	}
+	c, ok := e.Backend().(telemetry.DBIndexer)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	q = q.WithDefaults()
+	got, handled, err := c.IndexDB(ctx, q, e.Ask())
+	if err != nil || !handled {
+		t.Fatalf("fact DBOperations over %s %+v: handled %v, %v; want the backend to answer", window, q, handled, err)
+	}
+	want, err := e.ScansOnly().DBFacts(ctx, q)
+	if err != nil {
+		t.Fatalf("fact DBOperations from scans over %s: %v", window, err)
+	}
+	partial := map[string]bool{}
+	for _, o := range got.Operations {
+		partial[o.Op.Key] = o.Partial
+	}
+	for i := range want.Operations {
+		if o := &want.Operations[i]; partial[o.Op.Key] {
+			o.Partial, o.P95Ns = true, 0
+			o.Op = conventions.DBOperation{Key: o.Op.Key, System: o.Op.System}
+		}
+	}
+	if len(got.Operations) > 0 {
+		got.Systems, want.Systems = nil, nil
+	}
+	sorted := cmpopts.SortSlices(func(a, b telemetry.DBOperationFacts) bool { return a.Op.Key < b.Op.Key })
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), sorted, cmpopts.SortSlices(func(a, b string) bool { return a < b }),
+		cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
+		t.Errorf("fact DBOperations over %s %+v: the backend's differ from the engine's scans (-scans +backend):\n%s", window, q, diff)
 	}
 }
 
