@@ -5,37 +5,15 @@ package gen
 
 import (
 	"encoding/json"
-	"fmt"
-	"math"
-	"math/big"
 	"regexp"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/runlens/runlens/internal/jsonvalid"
 )
 
-// Violation is one failing keyword of a JSON instance.
-type Violation struct {
-	// Pointer is the RFC 6901 JSON pointer of the failing value, "" for the root; for a missing
-	// or unexpected property, the pointer of that property.
-	Pointer string
-	// Keyword is the schema keyword that failed, such as "type", "required" or "maxLength".
-	Keyword string
-	// Message says what was expected, such as "maximum is 100, got 500". It echoes numbers,
-	// types and unexpected property names, never a string value of the instance.
-	Message string
-	// Property is the missing or unexpected property of a required or additionalProperties
-	// violation.
-	Property string
-	// Want is what the keyword asks for: the types of type, the values of enum and const, the
-	// pattern of pattern.
-	Want []string
-	// Got is the instance's JSON type for type, its value for enum and const (rendered by
-	// fmt.Sprint; a caller bounds it before showing it).
-	Got string
-}
+// Violation is one failing keyword of a JSON instance (see jsonvalid.Violation).
+type Violation = jsonvalid.Violation
 
 // ValidatePublished validates a decoded JSON instance against the published schema at path
 // (below the bundled folder, such as "tools/get_run.input.json"). The instance is what a
@@ -47,314 +25,21 @@ func ValidatePublished(path string, instance any) ([]Violation, bool) {
 	if f == nil {
 		return nil, false
 	}
-	var st validation
+	var st jsonvalid.State
 	f(instance, &st)
-	return st.out, true
+	return st.Violations(), true
 }
 
-// validation is the state of one validation: where in the instance it is, and what failed.
-type validation struct {
-	path []pathToken
-	out  []Violation
-}
-
-// pathToken is one step into the instance: a property name, or an array index when index >= 0.
-type pathToken struct {
-	name  string
-	index int
-}
-
-func (st *validation) push(name string) { st.path = append(st.path, pathToken{name: name, index: -1}) }
-func (st *validation) pushIndex(i int)  { st.path = append(st.path, pathToken{index: i}) }
-func (st *validation) pop()             { st.path = st.path[:len(st.path)-1] }
-
-// pointer renders the current place (and, if child is not nil, one property below it).
-func (st *validation) pointer(child *string) string {
-	var b strings.Builder
-	write := func(name string) {
-		b.WriteByte('/')
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1"))
-	}
-	for _, t := range st.path {
-		if t.index >= 0 {
-			b.WriteByte('/')
-			b.WriteString(strconv.Itoa(t.index))
-			continue
-		}
-		write(t.name)
-	}
-	if child != nil {
-		write(*child)
-	}
-	return b.String()
-}
-
-// fail records a violation at the current place.
-func (st *validation) fail(keyword, message string) {
-	st.out = append(st.out, Violation{Pointer: st.pointer(nil), Keyword: keyword, Message: message})
-}
-
-// missing records a required property that is absent.
-func (st *validation) missing(name string) {
-	st.out = append(st.out, Violation{Pointer: st.pointer(&name), Keyword: "required",
-		Message: "missing property '" + name + "'", Property: name})
-}
-
-// unexpected records a property that additionalProperties: false does not allow.
-func (st *validation) unexpected(name string) {
-	st.out = append(st.out, Violation{Pointer: st.pointer(&name), Keyword: "additionalProperties",
-		Message: "additional property '" + name + "' not allowed", Property: name})
-}
-
-// typeError records a value of the wrong JSON type.
-func (st *validation) typeError(x any, want []string) {
-	got := jsonType(x)
-	st.out = append(st.out, Violation{Pointer: st.pointer(nil), Keyword: "type",
-		Message: "expected " + strings.Join(want, " or ") + ", got " + got, Want: want, Got: got})
-}
-
-// valueError records a value outside an enum or other than a const.
-func (st *validation) valueError(x any, keyword, message string, want []string) {
-	st.out = append(st.out, Violation{Pointer: st.pointer(nil), Keyword: keyword, Message: message,
-		Want: want, Got: fmt.Sprint(x)})
-}
-
-// patternError records a string that does not match its pattern.
-func (st *validation) patternError(p string) {
-	st.out = append(st.out, Violation{Pointer: st.pointer(nil), Keyword: "pattern",
-		Message: "must match pattern " + p, Want: []string{p}})
-}
-
-// numberError records a number outside a bound; message ends where the number goes.
-func (st *validation) numberError(x json.Number, keyword, message string) {
-	st.fail(keyword, message+numberText(x))
-}
-
-// passes reports whether x is valid against f, recording nothing.
-func (st *validation) passes(x any, f func(any, *validation)) bool {
-	mark := len(st.out)
-	f(x, st)
-	ok := len(st.out) == mark
-	st.out = st.out[:mark]
-	return ok
-}
-
-// allOf applies every subschema.
-func (st *validation) allOf(x any, fs ...func(any, *validation)) {
-	for _, f := range fs {
-		f(x, st)
-	}
-}
-
-// anyOf passes when one subschema passes; otherwise every subschema's violations stand.
-func (st *validation) anyOf(x any, fs ...func(any, *validation)) {
-	mark := len(st.out)
-	for _, f := range fs {
-		before := len(st.out)
-		f(x, st)
-		if len(st.out) == before {
-			st.out = st.out[:mark]
-			return
-		}
-	}
-}
-
-// oneOf passes when exactly one subschema passes; when none does, every subschema's
-// violations stand; when several do, that is the violation.
-func (st *validation) oneOf(x any, fs ...func(any, *validation)) {
-	mark := len(st.out)
-	matched := 0
-	for _, f := range fs {
-		before := len(st.out)
-		f(x, st)
-		if len(st.out) == before {
-			if matched++; matched == 2 {
-				break
-			}
-		}
-	}
-	if matched == 0 {
-		return
-	}
-	st.out = st.out[:mark]
-	if matched > 1 {
-		st.fail("oneOf", "must match exactly one allowed shape, matched several")
-	}
-}
-
-// validAny is the schema true.
-func validAny(any, *validation) {}
-
-// validNone is the schema false.
-func validNone(_ any, st *validation) { st.fail("false", "no value is allowed here") }
-
-// jsonType names the JSON type of a decoded value.
-func jsonType(x any) string {
-	switch x.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", x)
-}
-
-// isType reports whether x has JSON type t; a number without a fractional part is an integer.
-func isType(x any, t string) bool {
-	if t == "integer" {
-		n, ok := x.(json.Number)
-		return ok && isInteger(n)
-	}
-	return jsonType(x) == t
-}
-
-// isOneOf reports whether s is one of list.
-func isOneOf(s string, list []string) bool { return slices.Contains(list, s) }
-
-// sortedKeys returns an object's keys in order, so violations come in a stable order.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// numberBound is a number written in a schema: its text, its nearest float64, and its int64
-// value when it is one.
-type numberBound struct {
-	text      string
-	float     float64
-	integer   int64
-	isInteger bool
-}
-
-// rat returns a number as an exact rational; encoding/json only produces valid numbers.
-func rat(text string) *big.Rat {
-	r, ok := new(big.Rat).SetString(text)
-	if !ok {
-		return new(big.Rat)
-	}
-	return r
-}
-
-// isInteger reports whether a JSON number has no fractional part (1.0 counts).
-func isInteger(n json.Number) bool {
-	if _, ok := parseInt(string(n)); ok {
-		return true
-	}
-	if f, err := strconv.ParseFloat(string(n), 64); err == nil && math.Abs(f) < 1<<52 && f != math.Trunc(f) {
-		// Below 2^52 a float with a fraction is the rounding of a number with one.
-		return false
-	}
-	return rat(string(n)).IsInt()
-}
-
-// parseInt parses a plain decimal integer of at most 18 digits without allocating; false for
-// anything else (a fraction, an exponent, a longer number).
-func parseInt(s string) (int64, bool) {
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	var v int64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-// compareNumber compares a JSON number with a bound exactly: -1, 0 or +1.
-func compareNumber(n json.Number, b numberBound) int {
-	if b.isInteger {
-		if i, ok := parseInt(string(n)); ok {
-			return cmpInt(i, b.integer)
-		}
-	}
-	// Rounding to float64 keeps order, so different floats compare as the numbers do; only
-	// numbers that round onto the same float need the exact comparison.
-	if f, err := strconv.ParseFloat(string(n), 64); err == nil && f != b.float {
-		if f < b.float {
-			return -1
-		}
-		return 1
-	}
-	return rat(string(n)).Cmp(rat(b.text))
-}
-
-// cmpInt compares two integers: -1, 0 or +1.
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// numberEquals reports whether x is a number equal to b.
-func numberEquals(x any, b numberBound) bool {
-	n, ok := x.(json.Number)
-	return ok && compareNumber(n, b) == 0
-}
-
-// isMultipleOf reports whether n divided by the schema number m is an integer.
-func isMultipleOf(n json.Number, m string) bool {
-	return new(big.Rat).Quo(rat(string(n)), rat(m)).IsInt()
-}
-
-// numberText renders an instance number in a message: exactly when it is an integer, as a
-// short decimal otherwise.
-func numberText(n json.Number) string {
-	if i, ok := parseInt(string(n)); ok {
-		return strconv.FormatInt(i, 10)
-	}
-	r := rat(string(n))
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	f, _ := r.Float64()
-	return fmt.Sprint(f)
-}
-
-// lazyPattern is a pattern compiled the first time it is used, so start-up compiles none.
-type lazyPattern struct {
-	expr string
-	once sync.Once
-	re   *regexp.Regexp
-}
-
-// get returns the compiled pattern; the generator compiled every pattern, so it cannot fail.
-func (p *lazyPattern) get() *regexp.Regexp {
-	p.once.Do(func() { p.re = regexp.MustCompile(p.expr) })
-	return p.re
-}
-
-// runeCount keeps unicode/utf8 imported for the generated length checks.
-var _ = utf8.RuneCountInString
+// The generated checks use these packages only where a schema asks for them.
+var (
+	_ = json.Number("")
+	_ = strconv.Itoa
+	_ = utf8.RuneCountInString
+	_ = (*regexp.Regexp)(nil)
+)
 
 // validatorFor returns the root function of the published schema at path.
-func validatorFor(path string) func(any, *validation) {
+func validatorFor(path string) func(any, *jsonvalid.State) {
 	switch path {
 	case "config.schema.json":
 		return v70
@@ -426,96 +111,96 @@ func validatorFor(path string) func(any, *validation) {
 
 // patterns are the schemas' patterns rewritten for RE2 with their ECMA-262 meaning, each
 // compiled on first use.
-var patterns = [...]lazyPattern{
-	{expr: "^[A-Za-z0-9][A-Za-z0-9:._+-]*( [A-Za-z0-9][A-Za-z0-9:._+-]*)*$"},
-	{expr: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$"},
-	{expr: "^--?[^\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}=-][^\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}=]*(=[^\\n\\r\\x{2028}\\x{2029}]*)?$"},
-	{expr: "^\\*?[A-Za-z0-9_]+\\*?$"},
-	{expr: "^[a-z][a-z0-9_-]*$"},
-	{expr: "^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},
-	{expr: "^[1-9][0-9]{0,5}(m|h|d)$"},
-	{expr: "^[A-Za-z_][A-Za-z0-9_]*$"},
-	{expr: "^[A-Za-z_][A-Za-z0-9_.]*$"},
-	{expr: "^(sqlite:[^\\n\\r\\x{2028}\\x{2029}]+|clickhouse(\\+https?)?://[^\\n\\r\\x{2028}\\x{2029}]+|aspire|aspire\\+https?://[^\\n\\r\\x{2028}\\x{2029}]+|jaeger\\+https?://[^\\n\\r\\x{2028}\\x{2029}]+)$"},
-	{expr: "^[^\\r\\n]+$"},
-	{expr: "^[1-9]\\d{0,3}[smhd]$"},
-	{expr: "^[\\w-]{1,64}$"},
-	{expr: "[^\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]"},
+var patterns = [...]jsonvalid.LazyPattern{
+	{Expr: "^[A-Za-z0-9][A-Za-z0-9:._+-]*( [A-Za-z0-9][A-Za-z0-9:._+-]*)*$"},
+	{Expr: "^[A-Za-z0-9][A-Za-z0-9_.:-]*$"},
+	{Expr: "^--?[^\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}=-][^\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}=]*(=[^\\n\\r\\x{2028}\\x{2029}]*)?$"},
+	{Expr: "^\\*?[A-Za-z0-9_]+\\*?$"},
+	{Expr: "^[a-z][a-z0-9_-]*$"},
+	{Expr: "^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},
+	{Expr: "^[1-9][0-9]{0,5}(m|h|d)$"},
+	{Expr: "^[A-Za-z_][A-Za-z0-9_]*$"},
+	{Expr: "^[A-Za-z_][A-Za-z0-9_.]*$"},
+	{Expr: "^(sqlite:[^\\n\\r\\x{2028}\\x{2029}]+|clickhouse(\\+https?)?://[^\\n\\r\\x{2028}\\x{2029}]+|aspire|aspire\\+https?://[^\\n\\r\\x{2028}\\x{2029}]+|jaeger\\+https?://[^\\n\\r\\x{2028}\\x{2029}]+)$"},
+	{Expr: "^[^\\r\\n]+$"},
+	{Expr: "^[1-9]\\d{0,3}[smhd]$"},
+	{Expr: "^[\\w-]{1,64}$"},
+	{Expr: "[^\\t\\n\\v\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}]"},
 }
 
 // pattern returns compiled pattern i.
-func pattern(i int) *regexp.Regexp { return patterns[i].get() }
+func pattern(i int) *regexp.Regexp { return patterns[i].Get() }
 
 // v1 validates schemas/config.schema.json#/properties/$schema (and every node that checks the same).
-func v1(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v1(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 2048 {
-			st.fail("maxLength", "maximum length is 2048 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 2048 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v2 validates schemas/config.schema.json#/properties/budgets/properties/fullCeiling (and every node that checks the same).
-func v2(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v2(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "65536", float: 65536, integer: 65536, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 65536, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "65536", Float: 65536, Integer: 65536, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 65536, got ")
 		}
-		if compareNumber(x, numberBound{text: "67108864", float: 6.7108864e+07, integer: 67108864, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 67108864, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "67108864", Float: 6.7108864e+07, Integer: 67108864, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 67108864, got ")
 		}
 	}
 }
 
 // v3 validates schemas/config.schema.json#/properties/budgets/properties/large (and every node that checks the same).
-func v3(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v3(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "4096", float: 4096, integer: 4096, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 4096, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "4096", Float: 4096, Integer: 4096, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 4096, got ")
 		}
-		if compareNumber(x, numberBound{text: "1048576", float: 1.048576e+06, integer: 1048576, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 1048576, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1048576", Float: 1.048576e+06, Integer: 1048576, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 1048576, got ")
 		}
 	}
 }
 
 // v4 validates schemas/config.schema.json#/properties/budgets/properties/summary (and every node that checks the same).
-func v4(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v4(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1024", float: 1024, integer: 1024, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 1024, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1024", Float: 1024, Integer: 1024, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 1024, got ")
 		}
-		if compareNumber(x, numberBound{text: "1048576", float: 1.048576e+06, integer: 1048576, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 1048576, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1048576", Float: 1.048576e+06, Integer: 1048576, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 1048576, got ")
 		}
 	}
 }
 
 // v5 validates schemas/config.schema.json#/properties/budgets (and every node that checks the same).
-func v5(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v5(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -523,32 +208,32 @@ func v5(x any, st *validation) {
 		known := 0
 		if y, ok := x["fullCeiling"]; ok {
 			known++
-			st.push("fullCeiling")
+			st.Push("fullCeiling")
 			v2(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["large"]; ok {
 			known++
-			st.push("large")
+			st.Push("large")
 			v3(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["standard"]; ok {
 			known++
-			st.push("standard")
+			st.Push("standard")
 			v3(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["summary"]; ok {
 			known++
-			st.push("summary")
+			st.Push("summary")
 			v4(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"fullCeiling", "large", "standard", "summary"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"fullCeiling", "large", "standard", "summary"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -556,161 +241,161 @@ func v5(x any, st *validation) {
 }
 
 // v6 validates schemas/config.schema.json#/$defs/catalogEntry/properties/argv/items (and every node that checks the same).
-func v6(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v6(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 1024 {
-			st.fail("maxLength", "maximum length is 1024 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 1024 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v7 validates schemas/config.schema.json#/$defs/catalogEntry/properties/argv (and every node that checks the same).
-func v7(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v7(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) < 1 {
-			st.fail("minItems", "minimum is 1 items, got "+strconv.Itoa(len(x)))
+			st.Fail("minItems", "minimum is 1 items, got "+strconv.Itoa(len(x)))
 		}
 		if len(x) > 64 {
-			st.fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v6(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v8 validates schemas/config.schema.json#/$defs/catalogEntry/properties/description (and every node that checks the same).
-func v8(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v8(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 500 {
-			st.fail("maxLength", "maximum length is 500 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 500 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v9 validates schemas/config.schema.json#/$defs/commandPath (and every node that checks the same).
-func v9(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v9(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 128 {
-			st.fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(0).MatchString(x) {
-			st.patternError("^[A-Za-z0-9][A-Za-z0-9:._+-]*( [A-Za-z0-9][A-Za-z0-9:._+-]*)*$")
+			st.PatternError("^[A-Za-z0-9][A-Za-z0-9:._+-]*( [A-Za-z0-9][A-Za-z0-9:._+-]*)*$")
 		}
 	}
 }
 
 // v10 validates schemas/config.schema.json#/$defs/catalogEntry/properties/telemetry (and every node that checks the same).
-func v10(x any, st *validation) {
-	if !(isType(x, "boolean")) {
-		st.typeError(x, []string{"boolean"})
+func v10(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "boolean")) {
+		st.TypeError(x, []string{"boolean"})
 		return
 	}
 }
 
 // v11 validates schemas/config.schema.json#/$defs/catalogEntry/properties/timeoutMs (and every node that checks the same).
-func v11(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v11(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "100", float: 100, integer: 100, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 100, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "100", Float: 100, Integer: 100, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 100, got ")
 		}
-		if compareNumber(x, numberBound{text: "3600000", float: 3.6e+06, integer: 3600000, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 3600000, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "3600000", Float: 3.6e+06, Integer: 3600000, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 3600000, got ")
 		}
 	}
 }
 
 // v12 validates schemas/config.schema.json#/$defs/catalogEntry (and every node that checks the same).
-func v12(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v12(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["path"]; !ok {
-			st.missing("path")
+			st.Missing("path")
 		}
 		if _, ok := x["argv"]; !ok {
-			st.missing("argv")
+			st.Missing("argv")
 		}
 		known := 0
 		if y, ok := x["argv"]; ok {
 			known++
-			st.push("argv")
+			st.Push("argv")
 			v7(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["description"]; ok {
 			known++
-			st.push("description")
+			st.Push("description")
 			v8(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["path"]; ok {
 			known++
-			st.push("path")
+			st.Push("path")
 			v9(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["telemetry"]; ok {
 			known++
-			st.push("telemetry")
+			st.Push("telemetry")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["timeoutMs"]; ok {
 			known++
-			st.push("timeoutMs")
+			st.Push("timeoutMs")
 			v11(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["usage"]; ok {
 			known++
-			st.push("usage")
+			st.Push("usage")
 			v8(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"argv", "description", "path", "telemetry", "timeoutMs", "usage"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"argv", "description", "path", "telemetry", "timeoutMs", "usage"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -718,28 +403,28 @@ func v12(x any, st *validation) {
 }
 
 // v13 validates schemas/config.schema.json#/properties/commands/properties/catalog (and every node that checks the same).
-func v13(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v13(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 200 {
-			st.fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v12(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v14 validates schemas/config.schema.json#/properties/commands/properties/discover (and every node that checks the same).
-func v14(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v14(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -747,20 +432,20 @@ func v14(x any, st *validation) {
 		known := 0
 		if y, ok := x["makefile"]; ok {
 			known++
-			st.push("makefile")
+			st.Push("makefile")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["packageJson"]; ok {
 			known++
-			st.push("packageJson")
+			st.Push("packageJson")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"makefile", "packageJson"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"makefile", "packageJson"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -768,114 +453,114 @@ func v14(x any, st *validation) {
 }
 
 // v15 validates schemas/config.schema.json#/properties/commands/properties/outputTailBytes (and every node that checks the same).
-func v15(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v15(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "256", float: 256, integer: 256, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 256, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "256", Float: 256, Integer: 256, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 256, got ")
 		}
-		if compareNumber(x, numberBound{text: "24576", float: 24576, integer: 24576, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 24576, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "24576", Float: 24576, Integer: 24576, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 24576, got ")
 		}
 	}
 }
 
 // v16 validates schemas/config.schema.json#/$defs/rule/properties/name (and every node that checks the same).
-func v16(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v16(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 64 {
-			st.fail("maxLength", "maximum length is 64 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 64 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(1).MatchString(x) {
-			st.patternError("^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+			st.PatternError("^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 		}
 	}
 }
 
 // v17 validates schemas/config.schema.json#/$defs/rule/properties/prefix/items (and every node that checks the same).
-func v17(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v17(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 256 {
-			st.fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v18 validates schemas/config.schema.json#/$defs/rule/properties/prefix (and every node that checks the same).
-func v18(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v18(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) < 1 {
-			st.fail("minItems", "minimum is 1 items, got "+strconv.Itoa(len(x)))
+			st.Fail("minItems", "minimum is 1 items, got "+strconv.Itoa(len(x)))
 		}
 		if len(x) > 32 {
-			st.fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v17(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v19 validates schemas/config.schema.json#/$defs/rule (and every node that checks the same).
-func v19(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v19(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["prefix"]; !ok {
-			st.missing("prefix")
+			st.Missing("prefix")
 		}
 		known := 0
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v16(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["prefix"]; ok {
 			known++
-			st.push("prefix")
+			st.Push("prefix")
 			v18(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"name", "prefix"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"name", "prefix"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -883,104 +568,104 @@ func v19(x any, st *validation) {
 }
 
 // v20 validates schemas/config.schema.json#/properties/commands/properties/policy/properties/allow (and every node that checks the same).
-func v20(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v20(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 200 {
-			st.fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v19(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v21 validates schemas/config.schema.json#/$defs/denyRule/properties/flags/items (and every node that checks the same).
-func v21(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v21(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 2 {
-			st.fail("minLength", "minimum length is 2 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 2 characters, got "+strconv.Itoa(n))
 		}
 		if n > 256 {
-			st.fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(2).MatchString(x) {
-			st.patternError("^--?[^\\s=-][^\\s=]*(=.*)?$")
+			st.PatternError("^--?[^\\s=-][^\\s=]*(=.*)?$")
 		}
 	}
 }
 
 // v22 validates schemas/config.schema.json#/$defs/denyRule/properties/flags (and every node that checks the same).
-func v22(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v22(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) < 1 {
-			st.fail("minItems", "minimum is 1 items, got "+strconv.Itoa(len(x)))
+			st.Fail("minItems", "minimum is 1 items, got "+strconv.Itoa(len(x)))
 		}
 		if len(x) > 32 {
-			st.fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v21(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v23 validates schemas/config.schema.json#/$defs/denyRule (and every node that checks the same).
-func v23(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v23(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["prefix"]; !ok {
-			st.missing("prefix")
+			st.Missing("prefix")
 		}
 		known := 0
 		if y, ok := x["flags"]; ok {
 			known++
-			st.push("flags")
+			st.Push("flags")
 			v22(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v16(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["prefix"]; ok {
 			known++
-			st.push("prefix")
+			st.Push("prefix")
 			v18(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"flags", "name", "prefix"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"flags", "name", "prefix"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -988,28 +673,28 @@ func v23(x any, st *validation) {
 }
 
 // v24 validates schemas/config.schema.json#/properties/commands/properties/policy/properties/deny (and every node that checks the same).
-func v24(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v24(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 200 {
-			st.fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v23(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v25 validates schemas/config.schema.json#/properties/commands/properties/policy (and every node that checks the same).
-func v25(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v25(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1017,20 +702,20 @@ func v25(x any, st *validation) {
 		known := 0
 		if y, ok := x["allow"]; ok {
 			known++
-			st.push("allow")
+			st.Push("allow")
 			v20(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["deny"]; ok {
 			known++
-			st.push("deny")
+			st.Push("deny")
 			v24(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"allow", "deny"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"allow", "deny"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1038,66 +723,66 @@ func v25(x any, st *validation) {
 }
 
 // v26 validates schemas/config.schema.json#/properties/commands/properties/secretEnv/items (and every node that checks the same).
-func v26(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v26(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 128 {
-			st.fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(3).MatchString(x) {
-			st.patternError("^\\*?[A-Za-z0-9_]+\\*?$")
+			st.PatternError("^\\*?[A-Za-z0-9_]+\\*?$")
 		}
 	}
 }
 
 // v27 validates schemas/config.schema.json#/properties/commands/properties/secretEnv (and every node that checks the same).
-func v27(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v27(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 128 {
-			st.fail("maxItems", "maximum is 128 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 128 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v26(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v28 validates schemas/config.schema.json#/properties/commands/properties/telemetryGraceMs (and every node that checks the same).
-func v28(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v28(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 0, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "0", Float: 0, Integer: 0, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 0, got ")
 		}
-		if compareNumber(x, numberBound{text: "30000", float: 30000, integer: 30000, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 30000, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "30000", Float: 30000, Integer: 30000, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 30000, got ")
 		}
 	}
 }
 
 // v29 validates schemas/config.schema.json#/properties/commands (and every node that checks the same).
-func v29(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v29(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1105,56 +790,56 @@ func v29(x any, st *validation) {
 		known := 0
 		if y, ok := x["catalog"]; ok {
 			known++
-			st.push("catalog")
+			st.Push("catalog")
 			v13(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["defaultTimeoutMs"]; ok {
 			known++
-			st.push("defaultTimeoutMs")
+			st.Push("defaultTimeoutMs")
 			v11(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["discover"]; ok {
 			known++
-			st.push("discover")
+			st.Push("discover")
 			v14(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["maxTimeoutMs"]; ok {
 			known++
-			st.push("maxTimeoutMs")
+			st.Push("maxTimeoutMs")
 			v11(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["outputTailBytes"]; ok {
 			known++
-			st.push("outputTailBytes")
+			st.Push("outputTailBytes")
 			v15(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["policy"]; ok {
 			known++
-			st.push("policy")
+			st.Push("policy")
 			v25(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["secretEnv"]; ok {
 			known++
-			st.push("secretEnv")
+			st.Push("secretEnv")
 			v27(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["telemetryGraceMs"]; ok {
 			known++
-			st.push("telemetryGraceMs")
+			st.Push("telemetryGraceMs")
 			v28(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"catalog", "defaultTimeoutMs", "discover", "maxTimeoutMs", "outputTailBytes", "policy", "secretEnv", "telemetryGraceMs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"catalog", "defaultTimeoutMs", "discover", "maxTimeoutMs", "outputTailBytes", "policy", "secretEnv", "telemetryGraceMs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1162,28 +847,28 @@ func v29(x any, st *validation) {
 }
 
 // v30 validates schemas/conventions.schema.json#/properties/db/properties/collectionKeys (and every node that checks the same).
-func v30(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v30(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 16 {
-			st.fail("maxItems", "maximum is 16 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 16 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v17(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v31 validates schemas/conventions.schema.json#/properties/db (and every node that checks the same).
-func v31(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v31(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1191,44 +876,44 @@ func v31(x any, st *validation) {
 		known := 0
 		if y, ok := x["collectionKeys"]; ok {
 			known++
-			st.push("collectionKeys")
+			st.Push("collectionKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["keyPrefixes"]; ok {
 			known++
-			st.push("keyPrefixes")
+			st.Push("keyPrefixes")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["operationKeys"]; ok {
 			known++
-			st.push("operationKeys")
+			st.Push("operationKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["statementKeys"]; ok {
 			known++
-			st.push("statementKeys")
+			st.Push("statementKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["summaryKeys"]; ok {
 			known++
-			st.push("summaryKeys")
+			st.Push("summaryKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["systemKeys"]; ok {
 			known++
-			st.push("systemKeys")
+			st.Push("systemKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"collectionKeys", "keyPrefixes", "operationKeys", "statementKeys", "summaryKeys", "systemKeys"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"collectionKeys", "keyPrefixes", "operationKeys", "statementKeys", "summaryKeys", "systemKeys"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1236,106 +921,106 @@ func v31(x any, st *validation) {
 }
 
 // v32 validates schemas/conventions.schema.json#/$defs/domainName (and every node that checks the same).
-func v32(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v32(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 64 {
-			st.fail("maxLength", "maximum length is 64 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 64 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(4).MatchString(x) {
-			st.patternError("^[a-z][a-z0-9_-]*$")
+			st.PatternError("^[a-z][a-z0-9_-]*$")
 		}
 	}
 }
 
 // v33 validates schemas/conventions.schema.json#/$defs/domainRule/properties/when/properties/equals (and every node that checks the same).
-func v33(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v33(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 256 {
-			st.fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v34 validates schemas/conventions.schema.json#/$defs/domainRule/properties/when/oneOf/0/not/anyOf/0 (and every node that checks the same).
-func v34(x any, st *validation) {
+func v34(x any, st *jsonvalid.State) {
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["key"]; !ok {
-			st.missing("key")
+			st.Missing("key")
 		}
 	}
 }
 
 // v35 validates schemas/conventions.schema.json#/$defs/domainRule/properties/when/oneOf/0/not/anyOf/1 (and every node that checks the same).
-func v35(x any, st *validation) {
+func v35(x any, st *jsonvalid.State) {
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["equals"]; !ok {
-			st.missing("equals")
+			st.Missing("equals")
 		}
 	}
 }
 
 // v36 validates schemas/conventions.schema.json#/$defs/domainRule/properties/when/oneOf/0/not (and every node that checks the same).
-func v36(x any, st *validation) {
-	st.anyOf(x, v34, v35)
+func v36(x any, st *jsonvalid.State) {
+	st.AnyOf(x, v34, v35)
 }
 
 // v37 validates schemas/conventions.schema.json#/$defs/domainRule/properties/when/oneOf/0 (and every node that checks the same).
-func v37(x any, st *validation) {
+func v37(x any, st *jsonvalid.State) {
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["keyPrefix"]; !ok {
-			st.missing("keyPrefix")
+			st.Missing("keyPrefix")
 		}
 	}
-	if st.passes(x, v36) {
-		st.fail("not", "must not match the excluded shape")
+	if st.Passes(x, v36) {
+		st.Fail("not", "must not match the excluded shape")
 	}
 }
 
 // v38 validates schemas/conventions.schema.json#/$defs/domainRule/properties/when/oneOf/1/not (and every node that checks the same).
-func v38(x any, st *validation) {
+func v38(x any, st *jsonvalid.State) {
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["keyPrefix"]; !ok {
-			st.missing("keyPrefix")
+			st.Missing("keyPrefix")
 		}
 	}
 }
 
 // v39 validates schemas/conventions.schema.json#/$defs/domainRule/properties/when/oneOf/1 (and every node that checks the same).
-func v39(x any, st *validation) {
+func v39(x any, st *jsonvalid.State) {
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["key"]; !ok {
-			st.missing("key")
+			st.Missing("key")
 		}
 	}
-	if st.passes(x, v38) {
-		st.fail("not", "must not match the excluded shape")
+	if st.Passes(x, v38) {
+		st.Fail("not", "must not match the excluded shape")
 	}
 }
 
 // v40 validates schemas/conventions.schema.json#/$defs/domainRule/properties/when (and every node that checks the same).
-func v40(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v40(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1343,64 +1028,64 @@ func v40(x any, st *validation) {
 		known := 0
 		if y, ok := x["equals"]; ok {
 			known++
-			st.push("equals")
+			st.Push("equals")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["key"]; ok {
 			known++
-			st.push("key")
+			st.Push("key")
 			v17(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["keyPrefix"]; ok {
 			known++
-			st.push("keyPrefix")
+			st.Push("keyPrefix")
 			v17(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"equals", "key", "keyPrefix"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"equals", "key", "keyPrefix"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
 	}
-	st.oneOf(x, v37, v39)
+	st.OneOf(x, v37, v39)
 }
 
 // v41 validates schemas/conventions.schema.json#/$defs/domainRule (and every node that checks the same).
-func v41(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v41(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["domain"]; !ok {
-			st.missing("domain")
+			st.Missing("domain")
 		}
 		if _, ok := x["when"]; !ok {
-			st.missing("when")
+			st.Missing("when")
 		}
 		known := 0
 		if y, ok := x["domain"]; ok {
 			known++
-			st.push("domain")
+			st.Push("domain")
 			v32(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["when"]; ok {
 			known++
-			st.push("when")
+			st.Push("when")
 			v40(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"domain", "when"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"domain", "when"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1408,84 +1093,84 @@ func v41(x any, st *validation) {
 }
 
 // v42 validates schemas/conventions.schema.json#/properties/domains (and every node that checks the same).
-func v42(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v42(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 64 {
-			st.fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v41(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v43 validates schemas/conventions.schema.json#/properties/executionIdKeys (and every node that checks the same).
-func v43(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v43(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 32 {
-			st.fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v17(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v44 validates schemas/conventions.schema.json#/properties/job/properties/errorStatuses/items (and every node that checks the same).
-func v44(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v44(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 64 {
-			st.fail("maxLength", "maximum length is 64 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 64 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v45 validates schemas/conventions.schema.json#/properties/job/properties/errorStatuses (and every node that checks the same).
-func v45(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v45(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 64 {
-			st.fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v44(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v46 validates schemas/conventions.schema.json#/properties/job (and every node that checks the same).
-func v46(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v46(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1493,44 +1178,44 @@ func v46(x any, st *validation) {
 		known := 0
 		if y, ok := x["errorStatuses"]; ok {
 			known++
-			st.push("errorStatuses")
+			st.Push("errorStatuses")
 			v45(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["exitCodeKeys"]; ok {
 			known++
-			st.push("exitCodeKeys")
+			st.Push("exitCodeKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["idKeys"]; ok {
 			known++
-			st.push("idKeys")
+			st.Push("idKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["nameKeys"]; ok {
 			known++
-			st.push("nameKeys")
+			st.Push("nameKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["outcomeKeys"]; ok {
 			known++
-			st.push("outcomeKeys")
+			st.Push("outcomeKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["statusKeys"]; ok {
 			known++
-			st.push("statusKeys")
+			st.Push("statusKeys")
 			v30(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"errorStatuses", "exitCodeKeys", "idKeys", "nameKeys", "outcomeKeys", "statusKeys"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"errorStatuses", "exitCodeKeys", "idKeys", "nameKeys", "outcomeKeys", "statusKeys"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1538,40 +1223,40 @@ func v46(x any, st *validation) {
 }
 
 // v47 validates schemas/conventions.schema.json#/properties/preset (and every node that checks the same).
-func v47(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v47(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("otel") || x == any("netscript")) {
-		st.valueError(x, "enum", "must be one of 'otel', 'netscript'", []string{"otel", "netscript"})
+		st.ValueError(x, "enum", "must be one of 'otel', 'netscript'", []string{"otel", "netscript"})
 		return
 	}
 }
 
 // v48 validates schemas/conventions.schema.json#/properties/sensitiveKeys (and every node that checks the same).
-func v48(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v48(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 128 {
-			st.fail("maxItems", "maximum is 128 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 128 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v17(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v49 validates schemas/conventions.schema.json# (and every node that checks the same).
-func v49(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v49(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1579,50 +1264,50 @@ func v49(x any, st *validation) {
 		known := 0
 		if y, ok := x["db"]; ok {
 			known++
-			st.push("db")
+			st.Push("db")
 			v31(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["defaultDomain"]; ok {
 			known++
-			st.push("defaultDomain")
+			st.Push("defaultDomain")
 			v32(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["domains"]; ok {
 			known++
-			st.push("domains")
+			st.Push("domains")
 			v42(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["executionIdKeys"]; ok {
 			known++
-			st.push("executionIdKeys")
+			st.Push("executionIdKeys")
 			v43(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["job"]; ok {
 			known++
-			st.push("job")
+			st.Push("job")
 			v46(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["preset"]; ok {
 			known++
-			st.push("preset")
+			st.Push("preset")
 			v47(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sensitiveKeys"]; ok {
 			known++
-			st.push("sensitiveKeys")
+			st.Push("sensitiveKeys")
 			v48(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"db", "defaultDomain", "domains", "executionIdKeys", "job", "preset", "sensitiveKeys"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"db", "defaultDomain", "domains", "executionIdKeys", "job", "preset", "sensitiveKeys"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1630,46 +1315,46 @@ func v49(x any, st *validation) {
 }
 
 // v50 validates schemas/config.schema.json#/properties/docs/properties/exclude (and every node that checks the same).
-func v50(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v50(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 64 {
-			st.fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v17(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v51 validates schemas/config.schema.json#/properties/docs/properties/root (and every node that checks the same).
-func v51(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v51(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 4096 {
-			st.fail("maxLength", "maximum length is 4096 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 4096 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v52 validates schemas/config.schema.json#/properties/docs (and every node that checks the same).
-func v52(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v52(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1677,20 +1362,20 @@ func v52(x any, st *validation) {
 		known := 0
 		if y, ok := x["exclude"]; ok {
 			known++
-			st.push("exclude")
+			st.Push("exclude")
 			v50(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["root"]; ok {
 			known++
-			st.push("root")
+			st.Push("root")
 			v51(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"exclude", "root"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"exclude", "root"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1698,9 +1383,9 @@ func v52(x any, st *validation) {
 }
 
 // v53 validates schemas/config.schema.json#/properties/doctor (and every node that checks the same).
-func v53(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v53(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1708,14 +1393,14 @@ func v53(x any, st *validation) {
 		known := 0
 		if y, ok := x["allowRemoteEndpoints"]; ok {
 			known++
-			st.push("allowRemoteEndpoints")
+			st.Push("allowRemoteEndpoints")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"allowRemoteEndpoints"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"allowRemoteEndpoints"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1723,21 +1408,21 @@ func v53(x any, st *validation) {
 }
 
 // v54 validates schemas/config.schema.json#/properties/mcp/properties/profile (and every node that checks the same).
-func v54(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v54(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("full") || x == any("compact")) {
-		st.valueError(x, "enum", "must be one of 'full', 'compact'", []string{"full", "compact"})
+		st.ValueError(x, "enum", "must be one of 'full', 'compact'", []string{"full", "compact"})
 		return
 	}
 }
 
 // v55 validates schemas/config.schema.json#/properties/mcp (and every node that checks the same).
-func v55(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v55(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1745,14 +1430,14 @@ func v55(x any, st *validation) {
 		known := 0
 		if y, ok := x["profile"]; ok {
 			known++
-			st.push("profile")
+			st.Push("profile")
 			v54(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"profile"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"profile"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1760,67 +1445,67 @@ func v55(x any, st *validation) {
 }
 
 // v56 validates schemas/config.schema.json#/properties/receiver/properties/address (and every node that checks the same).
-func v56(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v56(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 3 {
-			st.fail("minLength", "minimum length is 3 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 3 characters, got "+strconv.Itoa(n))
 		}
 		if n > 256 {
-			st.fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v57 validates schemas/config.schema.json#/properties/receiver/properties/allowedHosts/items (and every node that checks the same).
-func v57(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v57(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 253 {
-			st.fail("maxLength", "maximum length is 253 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 253 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(5).MatchString(x) {
-			st.patternError("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$")
+			st.PatternError("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$")
 		}
 	}
 }
 
 // v58 validates schemas/config.schema.json#/properties/receiver/properties/allowedHosts (and every node that checks the same).
-func v58(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v58(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 16 {
-			st.fail("maxItems", "maximum is 16 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 16 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v57(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v59 validates schemas/config.schema.json#/properties/receiver (and every node that checks the same).
-func v59(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v59(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1828,38 +1513,38 @@ func v59(x any, st *validation) {
 		known := 0
 		if y, ok := x["address"]; ok {
 			known++
-			st.push("address")
+			st.Push("address")
 			v56(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["allowedHosts"]; ok {
 			known++
-			st.push("allowedHosts")
+			st.Push("allowedHosts")
 			v58(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["detached"]; ok {
 			known++
-			st.push("detached")
+			st.Push("detached")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["enabled"]; ok {
 			known++
-			st.push("enabled")
+			st.Push("enabled")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["grpcAddress"]; ok {
 			known++
-			st.push("grpcAddress")
+			st.Push("grpcAddress")
 			v56(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"address", "allowedHosts", "detached", "enabled", "grpcAddress"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"address", "allowedHosts", "detached", "enabled", "grpcAddress"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1867,44 +1552,44 @@ func v59(x any, st *validation) {
 }
 
 // v60 validates schemas/config.schema.json#/properties/store/properties/maxBytes (and every node that checks the same).
-func v60(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v60(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1048576", float: 1.048576e+06, integer: 1048576, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 1048576, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1048576", Float: 1.048576e+06, Integer: 1048576, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 1048576, got ")
 		}
-		if compareNumber(x, numberBound{text: "1099511627776", float: 1.099511627776e+12, integer: 1099511627776, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 1099511627776, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1099511627776", Float: 1.099511627776e+12, Integer: 1099511627776, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 1099511627776, got ")
 		}
 	}
 }
 
 // v61 validates schemas/config.schema.json#/properties/store/properties/retention (and every node that checks the same).
-func v61(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v61(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 16 {
-			st.fail("maxLength", "maximum length is 16 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 16 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(6).MatchString(x) {
-			st.patternError("^[1-9][0-9]{0,5}(m|h|d)$")
+			st.PatternError("^[1-9][0-9]{0,5}(m|h|d)$")
 		}
 	}
 }
 
 // v62 validates schemas/config.schema.json#/properties/store (and every node that checks the same).
-func v62(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v62(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1912,26 +1597,26 @@ func v62(x any, st *validation) {
 		known := 0
 		if y, ok := x["maxBytes"]; ok {
 			known++
-			st.push("maxBytes")
+			st.Push("maxBytes")
 			v60(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["path"]; ok {
 			known++
-			st.push("path")
+			st.Push("path")
 			v51(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["retention"]; ok {
 			known++
-			st.push("retention")
+			st.Push("retention")
 			v61(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"maxBytes", "path", "retention"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"maxBytes", "path", "retention"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -1939,51 +1624,51 @@ func v62(x any, st *validation) {
 }
 
 // v63 validates schemas/config.schema.json#/properties/telemetry/properties/apiKeyEnv (and every node that checks the same).
-func v63(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v63(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 128 {
-			st.fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(7).MatchString(x) {
-			st.patternError("^[A-Za-z_][A-Za-z0-9_]*$")
+			st.PatternError("^[A-Za-z_][A-Za-z0-9_]*$")
 		}
 	}
 }
 
 // v64 validates schemas/config.schema.json#/properties/telemetry/properties/clickhouse/properties/logsTable (and every node that checks the same).
-func v64(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v64(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 128 {
-			st.fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(8).MatchString(x) {
-			st.patternError("^[A-Za-z_][A-Za-z0-9_.]*$")
+			st.PatternError("^[A-Za-z_][A-Za-z0-9_.]*$")
 		}
 	}
 }
 
 // v65 validates schemas/config.schema.json#/properties/telemetry/properties/clickhouse (and every node that checks the same).
-func v65(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v65(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -1991,20 +1676,20 @@ func v65(x any, st *validation) {
 		known := 0
 		if y, ok := x["logsTable"]; ok {
 			known++
-			st.push("logsTable")
+			st.Push("logsTable")
 			v64(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["tracesTable"]; ok {
 			known++
-			st.push("tracesTable")
+			st.Push("tracesTable")
 			v64(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"logsTable", "tracesTable"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"logsTable", "tracesTable"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2012,70 +1697,70 @@ func v65(x any, st *validation) {
 }
 
 // v66 validates schemas/config.schema.json#/properties/telemetry/properties/source (and every node that checks the same).
-func v66(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v66(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 2048 {
-			st.fail("maxLength", "maximum length is 2048 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 2048 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(9).MatchString(x) {
-			st.patternError("^(sqlite:.+|clickhouse(\\+https?)?://.+|aspire|aspire\\+https?://.+|jaeger\\+https?://.+)$")
+			st.PatternError("^(sqlite:.+|clickhouse(\\+https?)?://.+|aspire|aspire\\+https?://.+|jaeger\\+https?://.+)$")
 		}
 	}
 }
 
 // v67 validates schemas/config.schema.json#/properties/telemetry/properties/stackSnippetDeny/items (and every node that checks the same).
-func v67(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v67(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 256 {
-			st.fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 256 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(10).MatchString(x) {
-			st.patternError("^[^\\r\\n]+$")
+			st.PatternError("^[^\\r\\n]+$")
 		}
 	}
 }
 
 // v68 validates schemas/config.schema.json#/properties/telemetry/properties/stackSnippetDeny (and every node that checks the same).
-func v68(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v68(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 64 {
-			st.fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 64 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v67(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v69 validates schemas/config.schema.json#/properties/telemetry (and every node that checks the same).
-func v69(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v69(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -2083,44 +1768,44 @@ func v69(x any, st *validation) {
 		known := 0
 		if y, ok := x["apiKeyEnv"]; ok {
 			known++
-			st.push("apiKeyEnv")
+			st.Push("apiKeyEnv")
 			v63(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["clickhouse"]; ok {
 			known++
-			st.push("clickhouse")
+			st.Push("clickhouse")
 			v65(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["passwordEnv"]; ok {
 			known++
-			st.push("passwordEnv")
+			st.Push("passwordEnv")
 			v63(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["source"]; ok {
 			known++
-			st.push("source")
+			st.Push("source")
 			v66(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["stackSnippetDeny"]; ok {
 			known++
-			st.push("stackSnippetDeny")
+			st.Push("stackSnippetDeny")
 			v68(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["tokenEnv"]; ok {
 			known++
-			st.push("tokenEnv")
+			st.Push("tokenEnv")
 			v63(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"apiKeyEnv", "clickhouse", "passwordEnv", "source", "stackSnippetDeny", "tokenEnv"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"apiKeyEnv", "clickhouse", "passwordEnv", "source", "stackSnippetDeny", "tokenEnv"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2128,9 +1813,9 @@ func v69(x any, st *validation) {
 }
 
 // v70 validates schemas/config.schema.json# (and every node that checks the same).
-func v70(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v70(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -2138,74 +1823,74 @@ func v70(x any, st *validation) {
 		known := 0
 		if y, ok := x["$schema"]; ok {
 			known++
-			st.push("$schema")
+			st.Push("$schema")
 			v1(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["budgets"]; ok {
 			known++
-			st.push("budgets")
+			st.Push("budgets")
 			v5(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["commands"]; ok {
 			known++
-			st.push("commands")
+			st.Push("commands")
 			v29(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["conventions"]; ok {
 			known++
-			st.push("conventions")
+			st.Push("conventions")
 			v49(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["docs"]; ok {
 			known++
-			st.push("docs")
+			st.Push("docs")
 			v52(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["doctor"]; ok {
 			known++
-			st.push("doctor")
+			st.Push("doctor")
 			v53(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["mcp"]; ok {
 			known++
-			st.push("mcp")
+			st.Push("mcp")
 			v55(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["receiver"]; ok {
 			known++
-			st.push("receiver")
+			st.Push("receiver")
 			v59(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sensitiveKeys"]; ok {
 			known++
-			st.push("sensitiveKeys")
+			st.Push("sensitiveKeys")
 			v48(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["store"]; ok {
 			known++
-			st.push("store")
+			st.Push("store")
 			v62(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["telemetry"]; ok {
 			known++
-			st.push("telemetry")
+			st.Push("telemetry")
 			v69(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"$schema", "budgets", "commands", "conventions", "docs", "doctor", "mcp", "receiver", "sensitiveKeys", "store", "telemetry"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"$schema", "budgets", "commands", "conventions", "docs", "doctor", "mcp", "receiver", "sensitiveKeys", "store", "telemetry"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2213,81 +1898,81 @@ func v70(x any, st *validation) {
 }
 
 // v71 validates schemas/defs/detail.json# (and every node that checks the same).
-func v71(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v71(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("summary") || x == any("standard") || x == any("full")) {
-		st.valueError(x, "enum", "must be one of 'summary', 'standard', 'full'", []string{"summary", "standard", "full"})
+		st.ValueError(x, "enum", "must be one of 'summary', 'standard', 'full'", []string{"summary", "standard", "full"})
 		return
 	}
 }
 
 // v72 validates schemas/tools/analyze_db_bottlenecks.input.json#/properties/limit (and every node that checks the same).
-func v72(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v72(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1", Float: 1, Integer: 1, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "20", float: 20, integer: 20, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 20, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "20", Float: 20, Integer: 20, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 20, got ")
 		}
 	}
 }
 
 // v73 validates schemas/defs/since.json# (and every node that checks the same).
-func v73(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v73(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 0, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "0", Float: 0, Integer: 0, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 0, got ")
 		}
 	}
 }
 
 // v74 validates schemas/tools/analyze_db_bottlenecks.input.json#/properties/system (and every node that checks the same).
-func v74(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v74(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 64 {
-			st.fail("maxLength", "maximum length is 64 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 64 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v75 validates schemas/tools/analyze_db_bottlenecks.input.json#/properties/window (and every node that checks the same).
-func v75(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v75(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		if !pattern(11).MatchString(x) {
-			st.patternError("^[1-9]\\d{0,3}[smhd]$")
+			st.PatternError("^[1-9]\\d{0,3}[smhd]$")
 		}
 	}
 }
 
 // v76 validates schemas/tools/analyze_db_bottlenecks.input.json# (and every node that checks the same).
-func v76(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v76(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -2295,50 +1980,50 @@ func v76(x any, st *validation) {
 		known := 0
 		if y, ok := x["cursor"]; ok {
 			known++
-			st.push("cursor")
+			st.Push("cursor")
 			v1(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["limit"]; ok {
 			known++
-			st.push("limit")
+			st.Push("limit")
 			v72(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sinceUnixMs"]; ok {
 			known++
-			st.push("sinceUnixMs")
+			st.Push("sinceUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["system"]; ok {
 			known++
-			st.push("system")
+			st.Push("system")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["window"]; ok {
 			known++
-			st.push("window")
+			st.Push("window")
 			v75(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"cursor", "detail", "limit", "service", "sinceUnixMs", "system", "window"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"cursor", "detail", "limit", "service", "sinceUnixMs", "system", "window"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2346,152 +2031,152 @@ func v76(x any, st *validation) {
 }
 
 // v77 validates schemas/tools/analyze_db_bottlenecks.output.json#/properties/hint (and every node that checks the same).
-func v77(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v77(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 1024 {
-			st.fail("maxLength", "maximum length is 1024 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 1024 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v78 validates schemas/tools/analyze_db_bottlenecks.output.json#/properties/knownSystems (and every node that checks the same).
-func v78(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v78(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 10 {
-			st.fail("maxItems", "maximum is 10 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 10 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v79 validates schemas/tools/analyze_db_bottlenecks.output.json#/properties/operations/items/properties/p95DurationMs (and every node that checks the same).
-func v79(x any, st *validation) {
-	if !(isType(x, "number")) {
-		st.typeError(x, []string{"number"})
+func v79(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "number")) {
+		st.TypeError(x, []string{"number"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 0, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "0", Float: 0, Integer: 0, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 0, got ")
 		}
 	}
 }
 
 // v80 validates schemas/tools/analyze_db_bottlenecks.output.json#/properties/operations/items/properties/shareOfTotal (and every node that checks the same).
-func v80(x any, st *validation) {
-	if !(isType(x, "number")) {
-		st.typeError(x, []string{"number"})
+func v80(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "number")) {
+		st.TypeError(x, []string{"number"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 0, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "0", Float: 0, Integer: 0, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 0, got ")
 		}
-		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1", Float: 1, Integer: 1, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 1, got ")
 		}
 	}
 }
 
 // v81 validates schemas/tools/analyze_db_bottlenecks.output.json#/properties/operations/items (and every node that checks the same).
-func v81(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v81(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["count"]; !ok {
-			st.missing("count")
+			st.Missing("count")
 		}
 		if _, ok := x["totalDurationMs"]; !ok {
-			st.missing("totalDurationMs")
+			st.Missing("totalDurationMs")
 		}
 		if _, ok := x["p95DurationMs"]; !ok {
-			st.missing("p95DurationMs")
+			st.Missing("p95DurationMs")
 		}
 		if _, ok := x["errorCount"]; !ok {
-			st.missing("errorCount")
+			st.Missing("errorCount")
 		}
 		if _, ok := x["shareOfTotal"]; !ok {
-			st.missing("shareOfTotal")
+			st.Missing("shareOfTotal")
 		}
 		known := 0
 		if y, ok := x["collection"]; ok {
 			known++
-			st.push("collection")
+			st.Push("collection")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["count"]; ok {
 			known++
-			st.push("count")
+			st.Push("count")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorCount"]; ok {
 			known++
-			st.push("errorCount")
+			st.Push("errorCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["operation"]; ok {
 			known++
-			st.push("operation")
+			st.Push("operation")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p95DurationMs"]; ok {
 			known++
-			st.push("p95DurationMs")
+			st.Push("p95DurationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["shareOfTotal"]; ok {
 			known++
-			st.push("shareOfTotal")
+			st.Push("shareOfTotal")
 			v80(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["statement"]; ok {
 			known++
-			st.push("statement")
+			st.Push("statement")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["system"]; ok {
 			known++
-			st.push("system")
+			st.Push("system")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["totalDurationMs"]; ok {
 			known++
-			st.push("totalDurationMs")
+			st.Push("totalDurationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"collection", "count", "errorCount", "operation", "p95DurationMs", "shareOfTotal", "statement", "system", "totalDurationMs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"collection", "count", "errorCount", "operation", "p95DurationMs", "shareOfTotal", "statement", "system", "totalDurationMs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2499,67 +2184,67 @@ func v81(x any, st *validation) {
 }
 
 // v82 validates schemas/tools/analyze_db_bottlenecks.output.json#/properties/operations (and every node that checks the same).
-func v82(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v82(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 20 {
-			st.fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v81(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v83 validates schemas/defs/page.json# (and every node that checks the same).
-func v83(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v83(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["returned"]; !ok {
-			st.missing("returned")
+			st.Missing("returned")
 		}
 		if _, ok := x["truncated"]; !ok {
-			st.missing("truncated")
+			st.Missing("truncated")
 		}
 		known := 0
 		if y, ok := x["nextCursor"]; ok {
 			known++
-			st.push("nextCursor")
+			st.Push("nextCursor")
 			v1(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["returned"]; ok {
 			known++
-			st.push("returned")
+			st.Push("returned")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["total"]; ok {
 			known++
-			st.push("total")
+			st.Push("total")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["truncated"]; ok {
 			known++
-			st.push("truncated")
+			st.Push("truncated")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"nextCursor", "returned", "total", "truncated"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"nextCursor", "returned", "total", "truncated"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2567,92 +2252,92 @@ func v83(x any, st *validation) {
 }
 
 // v84 validates schemas/tools/analyze_db_bottlenecks.output.json#/properties/percentileRelativeError (and every node that checks the same).
-func v84(x any, st *validation) {
-	if !(isType(x, "number")) {
-		st.typeError(x, []string{"number"})
+func v84(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "number")) {
+		st.TypeError(x, []string{"number"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 0, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "0", Float: 0, Integer: 0, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 0, got ")
 		}
-		if compareNumber(x, numberBound{text: "0.01", float: 0.01}) > 0 {
-			st.numberError(x, "maximum", "maximum is 0.01, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "0.01", Float: 0.01}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 0.01, got ")
 		}
 	}
 }
 
 // v85 validates schemas/defs/scan.json#/properties/note (and every node that checks the same).
-func v85(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v85(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 300 {
-			st.fail("maxLength", "maximum length is 300 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 300 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v86 validates schemas/defs/scan.json# (and every node that checks the same).
-func v86(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v86(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["windowStartUnixMs"]; !ok {
-			st.missing("windowStartUnixMs")
+			st.Missing("windowStartUnixMs")
 		}
 		if _, ok := x["windowEndUnixMs"]; !ok {
-			st.missing("windowEndUnixMs")
+			st.Missing("windowEndUnixMs")
 		}
 		if _, ok := x["scanned"]; !ok {
-			st.missing("scanned")
+			st.Missing("scanned")
 		}
 		if _, ok := x["limited"]; !ok {
-			st.missing("limited")
+			st.Missing("limited")
 		}
 		known := 0
 		if y, ok := x["limited"]; ok {
 			known++
-			st.push("limited")
+			st.Push("limited")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["note"]; ok {
 			known++
-			st.push("note")
+			st.Push("note")
 			v85(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["scanned"]; ok {
 			known++
-			st.push("scanned")
+			st.Push("scanned")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["windowEndUnixMs"]; ok {
 			known++
-			st.push("windowEndUnixMs")
+			st.Push("windowEndUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["windowStartUnixMs"]; ok {
 			known++
-			st.push("windowStartUnixMs")
+			st.Push("windowStartUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"limited", "note", "scanned", "windowEndUnixMs", "windowStartUnixMs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"limited", "note", "scanned", "windowEndUnixMs", "windowStartUnixMs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2660,81 +2345,81 @@ func v86(x any, st *validation) {
 }
 
 // v87 validates schemas/tools/analyze_db_bottlenecks.output.json# (and every node that checks the same).
-func v87(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v87(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["sinceUnixMs"]; !ok {
-			st.missing("sinceUnixMs")
+			st.Missing("sinceUnixMs")
 		}
 		if _, ok := x["sampleCount"]; !ok {
-			st.missing("sampleCount")
+			st.Missing("sampleCount")
 		}
 		if _, ok := x["percentileRelativeError"]; !ok {
-			st.missing("percentileRelativeError")
+			st.Missing("percentileRelativeError")
 		}
 		if _, ok := x["page"]; !ok {
-			st.missing("page")
+			st.Missing("page")
 		}
 		if _, ok := x["scan"]; !ok {
-			st.missing("scan")
+			st.Missing("scan")
 		}
 		known := 0
 		if y, ok := x["hint"]; ok {
 			known++
-			st.push("hint")
+			st.Push("hint")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["knownSystems"]; ok {
 			known++
-			st.push("knownSystems")
+			st.Push("knownSystems")
 			v78(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["operations"]; ok {
 			known++
-			st.push("operations")
+			st.Push("operations")
 			v82(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["page"]; ok {
 			known++
-			st.push("page")
+			st.Push("page")
 			v83(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["percentileRelativeError"]; ok {
 			known++
-			st.push("percentileRelativeError")
+			st.Push("percentileRelativeError")
 			v84(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sampleCount"]; ok {
 			known++
-			st.push("sampleCount")
+			st.Push("sampleCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["scan"]; ok {
 			known++
-			st.push("scan")
+			st.Push("scan")
 			v86(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sinceUnixMs"]; ok {
 			known++
-			st.push("sinceUnixMs")
+			st.Push("sinceUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"hint", "knownSystems", "operations", "page", "percentileRelativeError", "sampleCount", "scan", "sinceUnixMs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"hint", "knownSystems", "operations", "page", "percentileRelativeError", "sampleCount", "scan", "sinceUnixMs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2742,36 +2427,36 @@ func v87(x any, st *validation) {
 }
 
 // v88 validates schemas/tools/analyze_service_performance.input.json#/properties/compareTo (and every node that checks the same).
-func v88(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v88(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["window"]; !ok {
-			st.missing("window")
+			st.Missing("window")
 		}
 		if _, ok := x["endAgo"]; !ok {
-			st.missing("endAgo")
+			st.Missing("endAgo")
 		}
 		known := 0
 		if y, ok := x["endAgo"]; ok {
 			known++
-			st.push("endAgo")
+			st.Push("endAgo")
 			v75(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["window"]; ok {
 			known++
-			st.push("window")
+			st.Push("window")
 			v75(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"endAgo", "window"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"endAgo", "window"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2779,83 +2464,83 @@ func v88(x any, st *validation) {
 }
 
 // v89 validates schemas/tools/analyze_service_performance.input.json#/properties/invocation (and every node that checks the same).
-func v89(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v89(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		if !pattern(12).MatchString(x) {
-			st.patternError("^[\\w-]{1,64}$")
+			st.PatternError("^[\\w-]{1,64}$")
 		}
 	}
 }
 
 // v90 validates schemas/tools/analyze_service_performance.input.json# (and every node that checks the same).
-func v90(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v90(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["service"]; !ok {
-			st.missing("service")
+			st.Missing("service")
 		}
 		known := 0
 		if y, ok := x["compareTo"]; ok {
 			known++
-			st.push("compareTo")
+			st.Push("compareTo")
 			v88(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["invocation"]; ok {
 			known++
-			st.push("invocation")
+			st.Push("invocation")
 			v89(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["limit"]; ok {
 			known++
-			st.push("limit")
+			st.Push("limit")
 			v72(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["operation"]; ok {
 			known++
-			st.push("operation")
+			st.Push("operation")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v17(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sinceUnixMs"]; ok {
 			known++
-			st.push("sinceUnixMs")
+			st.Push("sinceUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["window"]; ok {
 			known++
-			st.push("window")
+			st.Push("window")
 			v75(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"compareTo", "detail", "invocation", "limit", "operation", "service", "sinceUnixMs", "window"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"compareTo", "detail", "invocation", "limit", "operation", "service", "sinceUnixMs", "window"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2863,56 +2548,56 @@ func v90(x any, st *validation) {
 }
 
 // v91 validates schemas/defs/change.json#/properties/relativeChange (and every node that checks the same).
-func v91(x any, st *validation) {
-	if !(isType(x, "number")) {
-		st.typeError(x, []string{"number"})
+func v91(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "number")) {
+		st.TypeError(x, []string{"number"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "-1", float: -1, integer: -1, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is -1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "-1", Float: -1, Integer: -1, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is -1, got ")
 		}
 	}
 }
 
 // v92 validates schemas/defs/change.json# (and every node that checks the same).
-func v92(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v92(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["before"]; !ok {
-			st.missing("before")
+			st.Missing("before")
 		}
 		if _, ok := x["after"]; !ok {
-			st.missing("after")
+			st.Missing("after")
 		}
 		known := 0
 		if y, ok := x["after"]; ok {
 			known++
-			st.push("after")
+			st.Push("after")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["before"]; ok {
 			known++
-			st.push("before")
+			st.Push("before")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["relativeChange"]; ok {
 			known++
-			st.push("relativeChange")
+			st.Push("relativeChange")
 			v91(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"after", "before", "relativeChange"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"after", "before", "relativeChange"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -2920,84 +2605,84 @@ func v92(x any, st *validation) {
 }
 
 // v93 validates schemas/tools/analyze_service_performance.output.json#/properties/comparison/properties/operations/items/properties/outcome (and every node that checks the same).
-func v93(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v93(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("slower") || x == any("faster") || x == any("stable") || x == any("new") || x == any("gone") || x == any("few_samples")) {
-		st.valueError(x, "enum", "must be one of 'slower', 'faster', 'stable', 'new', 'gone', 'few_samples'", []string{"slower", "faster", "stable", "new", "gone", "few_samples"})
+		st.ValueError(x, "enum", "must be one of 'slower', 'faster', 'stable', 'new', 'gone', 'few_samples'", []string{"slower", "faster", "stable", "new", "gone", "few_samples"})
 		return
 	}
 }
 
 // v94 validates schemas/tools/analyze_service_performance.output.json#/properties/comparison/properties/operations/items (and every node that checks the same).
-func v94(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v94(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["outcome"]; !ok {
-			st.missing("outcome")
+			st.Missing("outcome")
 		}
 		if _, ok := x["beforeCount"]; !ok {
-			st.missing("beforeCount")
+			st.Missing("beforeCount")
 		}
 		if _, ok := x["afterCount"]; !ok {
-			st.missing("afterCount")
+			st.Missing("afterCount")
 		}
 		known := 0
 		if y, ok := x["afterCount"]; ok {
 			known++
-			st.push("afterCount")
+			st.Push("afterCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["beforeCount"]; ok {
 			known++
-			st.push("beforeCount")
+			st.Push("beforeCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorRate"]; ok {
 			known++
-			st.push("errorRate")
+			st.Push("errorRate")
 			v92(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["outcome"]; ok {
 			known++
-			st.push("outcome")
+			st.Push("outcome")
 			v93(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p50"]; ok {
 			known++
-			st.push("p50")
+			st.Push("p50")
 			v92(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p95"]; ok {
 			known++
-			st.push("p95")
+			st.Push("p95")
 			v92(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"afterCount", "beforeCount", "errorRate", "name", "outcome", "p50", "p95"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"afterCount", "beforeCount", "errorRate", "name", "outcome", "p50", "p95"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3005,103 +2690,103 @@ func v94(x any, st *validation) {
 }
 
 // v95 validates schemas/tools/analyze_service_performance.output.json#/properties/comparison/properties/operations (and every node that checks the same).
-func v95(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v95(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 10 {
-			st.fail("maxItems", "maximum is 10 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 10 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v94(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v96 validates schemas/tools/analyze_service_performance.output.json#/properties/comparison (and every node that checks the same).
-func v96(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v96(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["beforeSamples"]; !ok {
-			st.missing("beforeSamples")
+			st.Missing("beforeSamples")
 		}
 		if _, ok := x["afterSamples"]; !ok {
-			st.missing("afterSamples")
+			st.Missing("afterSamples")
 		}
 		known := 0
 		if y, ok := x["afterSamples"]; ok {
 			known++
-			st.push("afterSamples")
+			st.Push("afterSamples")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["average"]; ok {
 			known++
-			st.push("average")
+			st.Push("average")
 			v92(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["beforeSamples"]; ok {
 			known++
-			st.push("beforeSamples")
+			st.Push("beforeSamples")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorRate"]; ok {
 			known++
-			st.push("errorRate")
+			st.Push("errorRate")
 			v92(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["note"]; ok {
 			known++
-			st.push("note")
+			st.Push("note")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["operations"]; ok {
 			known++
-			st.push("operations")
+			st.Push("operations")
 			v95(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p50"]; ok {
 			known++
-			st.push("p50")
+			st.Push("p50")
 			v92(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p95"]; ok {
 			known++
-			st.push("p95")
+			st.Push("p95")
 			v92(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p99"]; ok {
 			known++
-			st.push("p99")
+			st.Push("p99")
 			v92(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["throughput"]; ok {
 			known++
-			st.push("throughput")
+			st.Push("throughput")
 			v92(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"afterSamples", "average", "beforeSamples", "errorRate", "note", "operations", "p50", "p95", "p99", "throughput"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"afterSamples", "average", "beforeSamples", "errorRate", "note", "operations", "p50", "p95", "p99", "throughput"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3109,101 +2794,101 @@ func v96(x any, st *validation) {
 }
 
 // v97 validates schemas/tools/analyze_service_performance.output.json#/properties/knownOperations (and every node that checks the same).
-func v97(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v97(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 10 {
-			st.fail("maxItems", "maximum is 10 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 10 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v98 validates schemas/tools/analyze_service_performance.output.json#/properties/knownServices (and every node that checks the same).
-func v98(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v98(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 20 {
-			st.fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v99 validates schemas/tools/analyze_service_performance.output.json#/properties/topOperations/items (and every node that checks the same).
-func v99(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v99(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["count"]; !ok {
-			st.missing("count")
+			st.Missing("count")
 		}
 		if _, ok := x["errorCount"]; !ok {
-			st.missing("errorCount")
+			st.Missing("errorCount")
 		}
 		if _, ok := x["p50DurationMs"]; !ok {
-			st.missing("p50DurationMs")
+			st.Missing("p50DurationMs")
 		}
 		if _, ok := x["p95DurationMs"]; !ok {
-			st.missing("p95DurationMs")
+			st.Missing("p95DurationMs")
 		}
 		known := 0
 		if y, ok := x["count"]; ok {
 			known++
-			st.push("count")
+			st.Push("count")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorCount"]; ok {
 			known++
-			st.push("errorCount")
+			st.Push("errorCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p50DurationMs"]; ok {
 			known++
-			st.push("p50DurationMs")
+			st.Push("p50DurationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p95DurationMs"]; ok {
 			known++
-			st.push("p95DurationMs")
+			st.Push("p95DurationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"count", "errorCount", "name", "p50DurationMs", "p95DurationMs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"count", "errorCount", "name", "p50DurationMs", "p95DurationMs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3211,193 +2896,193 @@ func v99(x any, st *validation) {
 }
 
 // v100 validates schemas/tools/analyze_service_performance.output.json#/properties/topOperations (and every node that checks the same).
-func v100(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v100(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 20 {
-			st.fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v99(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v101 validates schemas/tools/analyze_service_performance.output.json# (and every node that checks the same).
-func v101(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v101(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["service"]; !ok {
-			st.missing("service")
+			st.Missing("service")
 		}
 		if _, ok := x["sinceUnixMs"]; !ok {
-			st.missing("sinceUnixMs")
+			st.Missing("sinceUnixMs")
 		}
 		if _, ok := x["sampleCount"]; !ok {
-			st.missing("sampleCount")
+			st.Missing("sampleCount")
 		}
 		if _, ok := x["errorCount"]; !ok {
-			st.missing("errorCount")
+			st.Missing("errorCount")
 		}
 		if _, ok := x["errorRate"]; !ok {
-			st.missing("errorRate")
+			st.Missing("errorRate")
 		}
 		if _, ok := x["averageDurationMs"]; !ok {
-			st.missing("averageDurationMs")
+			st.Missing("averageDurationMs")
 		}
 		if _, ok := x["p50DurationMs"]; !ok {
-			st.missing("p50DurationMs")
+			st.Missing("p50DurationMs")
 		}
 		if _, ok := x["p95DurationMs"]; !ok {
-			st.missing("p95DurationMs")
+			st.Missing("p95DurationMs")
 		}
 		if _, ok := x["p99DurationMs"]; !ok {
-			st.missing("p99DurationMs")
+			st.Missing("p99DurationMs")
 		}
 		if _, ok := x["percentileRelativeError"]; !ok {
-			st.missing("percentileRelativeError")
+			st.Missing("percentileRelativeError")
 		}
 		if _, ok := x["throughputPerMinute"]; !ok {
-			st.missing("throughputPerMinute")
+			st.Missing("throughputPerMinute")
 		}
 		if _, ok := x["scan"]; !ok {
-			st.missing("scan")
+			st.Missing("scan")
 		}
 		known := 0
 		if y, ok := x["averageDurationMs"]; ok {
 			known++
-			st.push("averageDurationMs")
+			st.Push("averageDurationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["comparison"]; ok {
 			known++
-			st.push("comparison")
+			st.Push("comparison")
 			v96(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorCount"]; ok {
 			known++
-			st.push("errorCount")
+			st.Push("errorCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorRate"]; ok {
 			known++
-			st.push("errorRate")
+			st.Push("errorRate")
 			v80(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["found"]; ok {
 			known++
-			st.push("found")
+			st.Push("found")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["hint"]; ok {
 			known++
-			st.push("hint")
+			st.Push("hint")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["knownOperations"]; ok {
 			known++
-			st.push("knownOperations")
+			st.Push("knownOperations")
 			v97(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["knownServices"]; ok {
 			known++
-			st.push("knownServices")
+			st.Push("knownServices")
 			v98(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p50DurationMs"]; ok {
 			known++
-			st.push("p50DurationMs")
+			st.Push("p50DurationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p95DurationMs"]; ok {
 			known++
-			st.push("p95DurationMs")
+			st.Push("p95DurationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["p99DurationMs"]; ok {
 			known++
-			st.push("p99DurationMs")
+			st.Push("p99DurationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["percentileRelativeError"]; ok {
 			known++
-			st.push("percentileRelativeError")
+			st.Push("percentileRelativeError")
 			v84(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sampleCount"]; ok {
 			known++
-			st.push("sampleCount")
+			st.Push("sampleCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["scan"]; ok {
 			known++
-			st.push("scan")
+			st.Push("scan")
 			v86(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sinceUnixMs"]; ok {
 			known++
-			st.push("sinceUnixMs")
+			st.Push("sinceUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["throughputPerMinute"]; ok {
 			known++
-			st.push("throughputPerMinute")
+			st.Push("throughputPerMinute")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["topOperations"]; ok {
 			known++
-			st.push("topOperations")
+			st.Push("topOperations")
 			v100(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["trafficFromUnixMs"]; ok {
 			known++
-			st.push("trafficFromUnixMs")
+			st.Push("trafficFromUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["trafficToUnixMs"]; ok {
 			known++
-			st.push("trafficToUnixMs")
+			st.Push("trafficToUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"averageDurationMs", "comparison", "errorCount", "errorRate", "found", "hint", "knownOperations", "knownServices", "p50DurationMs", "p95DurationMs", "p99DurationMs", "percentileRelativeError", "sampleCount", "scan", "service", "sinceUnixMs", "throughputPerMinute", "topOperations", "trafficFromUnixMs", "trafficToUnixMs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"averageDurationMs", "comparison", "errorCount", "errorRate", "found", "hint", "knownOperations", "knownServices", "p50DurationMs", "p95DurationMs", "p99DurationMs", "percentileRelativeError", "sampleCount", "scan", "service", "sinceUnixMs", "throughputPerMinute", "topOperations", "trafficFromUnixMs", "trafficToUnixMs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3405,39 +3090,39 @@ func v101(x any, st *validation) {
 }
 
 // v102 validates schemas/tools/doctor.input.json#/properties/endpoint (and every node that checks the same).
-func v102(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v102(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 512 {
-			st.fail("maxLength", "maximum length is 512 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 512 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v103 validates schemas/defs/doctor-family.json# (and every node that checks the same).
-func v103(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v103(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("source") || x == any("store") || x == any("workspace") || x == any("instrumentation") || x == any("clients")) {
-		st.valueError(x, "enum", "must be one of 'source', 'store', 'workspace', 'instrumentation', 'clients'", []string{"source", "store", "workspace", "instrumentation", "clients"})
+		st.ValueError(x, "enum", "must be one of 'source', 'store', 'workspace', 'instrumentation', 'clients'", []string{"source", "store", "workspace", "instrumentation", "clients"})
 		return
 	}
 }
 
 // v104 validates schemas/tools/doctor.input.json# (and every node that checks the same).
-func v104(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v104(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -3445,26 +3130,26 @@ func v104(x any, st *validation) {
 		known := 0
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["endpoint"]; ok {
 			known++
-			st.push("endpoint")
+			st.Push("endpoint")
 			v102(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["family"]; ok {
 			known++
-			st.push("family")
+			st.Push("family")
 			v103(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"detail", "endpoint", "family"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"detail", "endpoint", "family"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3472,78 +3157,78 @@ func v104(x any, st *validation) {
 }
 
 // v105 validates schemas/defs/check.json#/properties/name (and every node that checks the same).
-func v105(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v105(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 128 {
-			st.fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 128 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v106 validates schemas/defs/status.json# (and every node that checks the same).
-func v106(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v106(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("pass") || x == any("warn") || x == any("fail")) {
-		st.valueError(x, "enum", "must be one of 'pass', 'warn', 'fail'", []string{"pass", "warn", "fail"})
+		st.ValueError(x, "enum", "must be one of 'pass', 'warn', 'fail'", []string{"pass", "warn", "fail"})
 		return
 	}
 }
 
 // v107 validates schemas/defs/check.json# (and every node that checks the same).
-func v107(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v107(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["status"]; !ok {
-			st.missing("status")
+			st.Missing("status")
 		}
 		if _, ok := x["summary"]; !ok {
-			st.missing("summary")
+			st.Missing("summary")
 		}
 		known := 0
 		if y, ok := x["fix"]; ok {
 			known++
-			st.push("fix")
+			st.Push("fix")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v105(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v106(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["summary"]; ok {
 			known++
-			st.push("summary")
+			st.Push("summary")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"fix", "name", "status", "summary"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"fix", "name", "status", "summary"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3551,64 +3236,64 @@ func v107(x any, st *validation) {
 }
 
 // v108 validates schemas/tools/doctor.output.json#/properties/checks (and every node that checks the same).
-func v108(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v108(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 5 {
-			st.fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v107(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v109 validates schemas/defs/tally.json# (and every node that checks the same).
-func v109(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v109(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["pass"]; !ok {
-			st.missing("pass")
+			st.Missing("pass")
 		}
 		if _, ok := x["warn"]; !ok {
-			st.missing("warn")
+			st.Missing("warn")
 		}
 		if _, ok := x["fail"]; !ok {
-			st.missing("fail")
+			st.Missing("fail")
 		}
 		known := 0
 		if y, ok := x["fail"]; ok {
 			known++
-			st.push("fail")
+			st.Push("fail")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["pass"]; ok {
 			known++
-			st.push("pass")
+			st.Push("pass")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["warn"]; ok {
 			known++
-			st.push("warn")
+			st.Push("warn")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"fail", "pass", "warn"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"fail", "pass", "warn"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3616,88 +3301,88 @@ func v109(x any, st *validation) {
 }
 
 // v110 validates schemas/tools/doctor.output.json#/properties/endpoint (and every node that checks the same).
-func v110(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v110(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 512 {
-			st.fail("maxLength", "maximum length is 512 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 512 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v111 validates schemas/tools/doctor.output.json#/properties/families/items/properties/checks (and every node that checks the same).
-func v111(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v111(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 20 {
-			st.fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v107(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v112 validates schemas/tools/doctor.output.json#/properties/families/items (and every node that checks the same).
-func v112(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v112(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["status"]; !ok {
-			st.missing("status")
+			st.Missing("status")
 		}
 		if _, ok := x["counts"]; !ok {
-			st.missing("counts")
+			st.Missing("counts")
 		}
 		if _, ok := x["checks"]; !ok {
-			st.missing("checks")
+			st.Missing("checks")
 		}
 		known := 0
 		if y, ok := x["checks"]; ok {
 			known++
-			st.push("checks")
+			st.Push("checks")
 			v111(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["counts"]; ok {
 			known++
-			st.push("counts")
+			st.Push("counts")
 			v109(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v103(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v106(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"checks", "counts", "name", "status"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"checks", "counts", "name", "status"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3705,79 +3390,79 @@ func v112(x any, st *validation) {
 }
 
 // v113 validates schemas/tools/doctor.output.json#/properties/families (and every node that checks the same).
-func v113(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v113(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 5 {
-			st.fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v112(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v114 validates schemas/tools/doctor.output.json# (and every node that checks the same).
-func v114(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v114(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["status"]; !ok {
-			st.missing("status")
+			st.Missing("status")
 		}
 		if _, ok := x["endpoint"]; !ok {
-			st.missing("endpoint")
+			st.Missing("endpoint")
 		}
 		if _, ok := x["counts"]; !ok {
-			st.missing("counts")
+			st.Missing("counts")
 		}
 		if _, ok := x["checks"]; !ok {
-			st.missing("checks")
+			st.Missing("checks")
 		}
 		known := 0
 		if y, ok := x["checks"]; ok {
 			known++
-			st.push("checks")
+			st.Push("checks")
 			v108(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["counts"]; ok {
 			known++
-			st.push("counts")
+			st.Push("counts")
 			v109(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["endpoint"]; ok {
 			known++
-			st.push("endpoint")
+			st.Push("endpoint")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["families"]; ok {
 			known++
-			st.push("families")
+			st.Push("families")
 			v113(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v106(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"checks", "counts", "endpoint", "families", "status"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"checks", "counts", "endpoint", "families", "status"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3785,114 +3470,114 @@ func v114(x any, st *validation) {
 }
 
 // v115 validates schemas/tools/execute_command.input.json#/properties/args/items (and every node that checks the same).
-func v115(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v115(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 1000 {
-			st.fail("maxLength", "maximum length is 1000 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 1000 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v116 validates schemas/tools/execute_command.input.json#/properties/args (and every node that checks the same).
-func v116(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v116(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 32 {
-			st.fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v115(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v117 validates schemas/tools/execute_command.input.json#/properties/command (and every node that checks the same).
-func v117(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v117(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n < 1 {
-			st.fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
+			st.Fail("minLength", "minimum length is 1 characters, got "+strconv.Itoa(n))
 		}
 		if n > 200 {
-			st.fail("maxLength", "maximum length is 200 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 200 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v118 validates schemas/tools/execute_command.input.json#/properties/timeoutMs (and every node that checks the same).
-func v118(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v118(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1", Float: 1, Integer: 1, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "3600000", float: 3.6e+06, integer: 3600000, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 3600000, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "3600000", Float: 3.6e+06, Integer: 3600000, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 3600000, got ")
 		}
 	}
 }
 
 // v119 validates schemas/tools/execute_command.input.json# (and every node that checks the same).
-func v119(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v119(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["command"]; !ok {
-			st.missing("command")
+			st.Missing("command")
 		}
 		known := 0
 		if y, ok := x["args"]; ok {
 			known++
-			st.push("args")
+			st.Push("args")
 			v116(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["command"]; ok {
 			known++
-			st.push("command")
+			st.Push("command")
 			v117(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["timeoutMs"]; ok {
 			known++
-			st.push("timeoutMs")
+			st.Push("timeoutMs")
 			v118(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"args", "command", "detail", "timeoutMs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"args", "command", "detail", "timeoutMs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -3900,107 +3585,107 @@ func v119(x any, st *validation) {
 }
 
 // v120 validates schemas/tools/execute_command.output.json#/properties/exitCode (and every node that checks the same).
-func v120(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v120(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "-1", float: -1, integer: -1, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is -1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "-1", Float: -1, Integer: -1, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is -1, got ")
 		}
-		if compareNumber(x, numberBound{text: "4294967295", float: 4.294967295e+09, integer: 4294967295, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 4294967295, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "4294967295", Float: 4.294967295e+09, Integer: 4294967295, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 4294967295, got ")
 		}
 	}
 }
 
 // v121 validates schemas/tools/execute_command.output.json#/properties/outputTail (and every node that checks the same).
-func v121(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v121(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 65536 {
-			st.fail("maxLength", "maximum length is 65536 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 65536 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v122 validates schemas/tools/execute_command.output.json#/properties/status (and every node that checks the same).
-func v122(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v122(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("pass") || x == any("fail")) {
-		st.valueError(x, "enum", "must be one of 'pass', 'fail'", []string{"pass", "fail"})
+		st.ValueError(x, "enum", "must be one of 'pass', 'fail'", []string{"pass", "fail"})
 		return
 	}
 }
 
 // v123 validates schemas/tools/execute_command.output.json#/properties/telemetry/properties/errors/items (and every node that checks the same).
-func v123(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v123(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["service"]; !ok {
-			st.missing("service")
+			st.Missing("service")
 		}
 		if _, ok := x["count"]; !ok {
-			st.missing("count")
+			st.Missing("count")
 		}
 		if _, ok := x["message"]; !ok {
-			st.missing("message")
+			st.Missing("message")
 		}
 		known := 0
 		if y, ok := x["count"]; ok {
 			known++
-			st.push("count")
+			st.Push("count")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["exceptionType"]; ok {
 			known++
-			st.push("exceptionType")
+			st.Push("exceptionType")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["location"]; ok {
 			known++
-			st.push("location")
+			st.Push("location")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["message"]; ok {
 			known++
-			st.push("message")
+			st.Push("message")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["runId"]; ok {
 			known++
-			st.push("runId")
+			st.Push("runId")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"count", "exceptionType", "location", "message", "runId", "service"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"count", "exceptionType", "location", "message", "runId", "service"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4008,64 +3693,64 @@ func v123(x any, st *validation) {
 }
 
 // v124 validates schemas/tools/execute_command.output.json#/properties/telemetry/properties/errors (and every node that checks the same).
-func v124(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v124(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 5 {
-			st.fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v123(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v125 validates schemas/tools/execute_command.output.json#/properties/telemetry/properties/slowest/items (and every node that checks the same).
-func v125(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v125(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["service"]; !ok {
-			st.missing("service")
+			st.Missing("service")
 		}
 		if _, ok := x["durationMs"]; !ok {
-			st.missing("durationMs")
+			st.Missing("durationMs")
 		}
 		known := 0
 		if y, ok := x["durationMs"]; ok {
 			known++
-			st.push("durationMs")
+			st.Push("durationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"durationMs", "name", "service"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"durationMs", "name", "service"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4073,103 +3758,103 @@ func v125(x any, st *validation) {
 }
 
 // v126 validates schemas/tools/execute_command.output.json#/properties/telemetry/properties/slowest (and every node that checks the same).
-func v126(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v126(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 5 {
-			st.fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v125(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v127 validates schemas/tools/execute_command.output.json#/properties/telemetry (and every node that checks the same).
-func v127(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v127(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["invocationId"]; !ok {
-			st.missing("invocationId")
+			st.Missing("invocationId")
 		}
 		if _, ok := x["spans"]; !ok {
-			st.missing("spans")
+			st.Missing("spans")
 		}
 		known := 0
 		if y, ok := x["errorLogs"]; ok {
 			known++
-			st.push("errorLogs")
+			st.Push("errorLogs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errors"]; ok {
 			known++
-			st.push("errors")
+			st.Push("errors")
 			v124(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["invocationId"]; ok {
 			known++
-			st.push("invocationId")
+			st.Push("invocationId")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["limited"]; ok {
 			known++
-			st.push("limited")
+			st.Push("limited")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["otherLogs"]; ok {
 			known++
-			st.push("otherLogs")
+			st.Push("otherLogs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["runIds"]; ok {
 			known++
-			st.push("runIds")
+			st.Push("runIds")
 			v97(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["services"]; ok {
 			known++
-			st.push("services")
+			st.Push("services")
 			v97(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["slowest"]; ok {
 			known++
-			st.push("slowest")
+			st.Push("slowest")
 			v126(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["spans"]; ok {
 			known++
-			st.push("spans")
+			st.Push("spans")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["warnLogs"]; ok {
 			known++
-			st.push("warnLogs")
+			st.Push("warnLogs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"errorLogs", "errors", "invocationId", "limited", "otherLogs", "runIds", "services", "slowest", "spans", "warnLogs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"errorLogs", "errors", "invocationId", "limited", "otherLogs", "runIds", "services", "slowest", "spans", "warnLogs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4177,93 +3862,93 @@ func v127(x any, st *validation) {
 }
 
 // v128 validates schemas/tools/execute_command.output.json# (and every node that checks the same).
-func v128(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v128(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["exitCode"]; !ok {
-			st.missing("exitCode")
+			st.Missing("exitCode")
 		}
 		if _, ok := x["durationMs"]; !ok {
-			st.missing("durationMs")
+			st.Missing("durationMs")
 		}
 		if _, ok := x["outputTail"]; !ok {
-			st.missing("outputTail")
+			st.Missing("outputTail")
 		}
 		if _, ok := x["truncated"]; !ok {
-			st.missing("truncated")
+			st.Missing("truncated")
 		}
 		if _, ok := x["timedOut"]; !ok {
-			st.missing("timedOut")
+			st.Missing("timedOut")
 		}
 		if _, ok := x["status"]; !ok {
-			st.missing("status")
+			st.Missing("status")
 		}
 		if _, ok := x["cancelled"]; !ok {
-			st.missing("cancelled")
+			st.Missing("cancelled")
 		}
 		known := 0
 		if y, ok := x["cancelled"]; ok {
 			known++
-			st.push("cancelled")
+			st.Push("cancelled")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["durationMs"]; ok {
 			known++
-			st.push("durationMs")
+			st.Push("durationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["exitCode"]; ok {
 			known++
-			st.push("exitCode")
+			st.Push("exitCode")
 			v120(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["outputTail"]; ok {
 			known++
-			st.push("outputTail")
+			st.Push("outputTail")
 			v121(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v122(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["telemetry"]; ok {
 			known++
-			st.push("telemetry")
+			st.Push("telemetry")
 			v127(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["telemetryNote"]; ok {
 			known++
-			st.push("telemetryNote")
+			st.Push("telemetryNote")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["timedOut"]; ok {
 			known++
-			st.push("timedOut")
+			st.Push("timedOut")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["truncated"]; ok {
 			known++
-			st.push("truncated")
+			st.Push("truncated")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"cancelled", "durationMs", "exitCode", "outputTail", "status", "telemetry", "telemetryNote", "timedOut", "truncated"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"cancelled", "durationMs", "exitCode", "outputTail", "status", "telemetry", "telemetryNote", "timedOut", "truncated"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4271,9 +3956,9 @@ func v128(x any, st *validation) {
 }
 
 // v129 validates schemas/tools/get_app_status.input.json# (and every node that checks the same).
-func v129(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v129(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -4281,32 +3966,32 @@ func v129(x any, st *validation) {
 		known := 0
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sinceUnixMs"]; ok {
 			known++
-			st.push("sinceUnixMs")
+			st.Push("sinceUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["window"]; ok {
 			known++
-			st.push("window")
+			st.Push("window")
 			v75(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"detail", "service", "sinceUnixMs", "window"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"detail", "service", "sinceUnixMs", "window"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4314,63 +3999,63 @@ func v129(x any, st *validation) {
 }
 
 // v130 validates schemas/tools/get_app_status.output.json#/properties/counts (and every node that checks the same).
-func v130(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v130(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["services"]; !ok {
-			st.missing("services")
+			st.Missing("services")
 		}
 		if _, ok := x["spans"]; !ok {
-			st.missing("spans")
+			st.Missing("spans")
 		}
 		if _, ok := x["logs"]; !ok {
-			st.missing("logs")
+			st.Missing("logs")
 		}
 		if _, ok := x["errors"]; !ok {
-			st.missing("errors")
+			st.Missing("errors")
 		}
 		if _, ok := x["handledErrors"]; !ok {
-			st.missing("handledErrors")
+			st.Missing("handledErrors")
 		}
 		known := 0
 		if y, ok := x["errors"]; ok {
 			known++
-			st.push("errors")
+			st.Push("errors")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["handledErrors"]; ok {
 			known++
-			st.push("handledErrors")
+			st.Push("handledErrors")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["logs"]; ok {
 			known++
-			st.push("logs")
+			st.Push("logs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["services"]; ok {
 			known++
-			st.push("services")
+			st.Push("services")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["spans"]; ok {
 			known++
-			st.push("spans")
+			st.Push("spans")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"errors", "handledErrors", "logs", "services", "spans"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"errors", "handledErrors", "logs", "services", "spans"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4378,51 +4063,51 @@ func v130(x any, st *validation) {
 }
 
 // v131 validates schemas/tools/get_app_status.output.json#/properties/domains/items (and every node that checks the same).
-func v131(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v131(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["domain"]; !ok {
-			st.missing("domain")
+			st.Missing("domain")
 		}
 		if _, ok := x["seenCount"]; !ok {
-			st.missing("seenCount")
+			st.Missing("seenCount")
 		}
 		if _, ok := x["errorCount"]; !ok {
-			st.missing("errorCount")
+			st.Missing("errorCount")
 		}
 		known := 0
 		if y, ok := x["domain"]; ok {
 			known++
-			st.push("domain")
+			st.Push("domain")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorCount"]; ok {
 			known++
-			st.push("errorCount")
+			st.Push("errorCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["mostRecentActivityUnixMs"]; ok {
 			known++
-			st.push("mostRecentActivityUnixMs")
+			st.Push("mostRecentActivityUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["seenCount"]; ok {
 			known++
-			st.push("seenCount")
+			st.Push("seenCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"domain", "errorCount", "mostRecentActivityUnixMs", "seenCount"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"domain", "errorCount", "mostRecentActivityUnixMs", "seenCount"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4430,73 +4115,73 @@ func v131(x any, st *validation) {
 }
 
 // v132 validates schemas/tools/get_app_status.output.json#/properties/domains (and every node that checks the same).
-func v132(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v132(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 32 {
-			st.fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v131(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v133 validates schemas/tools/get_app_status.output.json#/properties/services/items (and every node that checks the same).
-func v133(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v133(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["service"]; !ok {
-			st.missing("service")
+			st.Missing("service")
 		}
 		if _, ok := x["spans"]; !ok {
-			st.missing("spans")
+			st.Missing("spans")
 		}
 		if _, ok := x["errors"]; !ok {
-			st.missing("errors")
+			st.Missing("errors")
 		}
 		if _, ok := x["lastSeenUnixMs"]; !ok {
-			st.missing("lastSeenUnixMs")
+			st.Missing("lastSeenUnixMs")
 		}
 		known := 0
 		if y, ok := x["errors"]; ok {
 			known++
-			st.push("errors")
+			st.Push("errors")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["lastSeenUnixMs"]; ok {
 			known++
-			st.push("lastSeenUnixMs")
+			st.Push("lastSeenUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["spans"]; ok {
 			known++
-			st.push("spans")
+			st.Push("spans")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"errors", "lastSeenUnixMs", "service", "spans"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"errors", "lastSeenUnixMs", "service", "spans"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4504,106 +4189,106 @@ func v133(x any, st *validation) {
 }
 
 // v134 validates schemas/tools/get_app_status.output.json#/properties/services (and every node that checks the same).
-func v134(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v134(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 50 {
-			st.fail("maxItems", "maximum is 50 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 50 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v133(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v135 validates schemas/defs/source-kind.json# (and every node that checks the same).
-func v135(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v135(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("embedded") || x == any("clickhouse") || x == any("aspire") || x == any("jaeger")) {
-		st.valueError(x, "enum", "must be one of 'embedded', 'clickhouse', 'aspire', 'jaeger'", []string{"embedded", "clickhouse", "aspire", "jaeger"})
+		st.ValueError(x, "enum", "must be one of 'embedded', 'clickhouse', 'aspire', 'jaeger'", []string{"embedded", "clickhouse", "aspire", "jaeger"})
 		return
 	}
 }
 
 // v136 validates schemas/tools/get_app_status.output.json#/properties/source/properties/receivers/items/properties/protocol (and every node that checks the same).
-func v136(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v136(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("http") || x == any("grpc")) {
-		st.valueError(x, "enum", "must be one of 'http', 'grpc'", []string{"http", "grpc"})
+		st.ValueError(x, "enum", "must be one of 'http', 'grpc'", []string{"http", "grpc"})
 		return
 	}
 }
 
 // v137 validates schemas/tools/get_app_status.output.json#/properties/source/properties/receivers/items/properties/state (and every node that checks the same).
-func v137(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v137(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("hosted") || x == any("shared") || x == any("foreign") || x == any("off") || x == any("unknown")) {
-		st.valueError(x, "enum", "must be one of 'hosted', 'shared', 'foreign', 'off', 'unknown'", []string{"hosted", "shared", "foreign", "off", "unknown"})
+		st.ValueError(x, "enum", "must be one of 'hosted', 'shared', 'foreign', 'off', 'unknown'", []string{"hosted", "shared", "foreign", "off", "unknown"})
 		return
 	}
 }
 
 // v138 validates schemas/tools/get_app_status.output.json#/properties/source/properties/receivers/items (and every node that checks the same).
-func v138(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v138(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["protocol"]; !ok {
-			st.missing("protocol")
+			st.Missing("protocol")
 		}
 		if _, ok := x["address"]; !ok {
-			st.missing("address")
+			st.Missing("address")
 		}
 		if _, ok := x["state"]; !ok {
-			st.missing("state")
+			st.Missing("state")
 		}
 		known := 0
 		if y, ok := x["address"]; ok {
 			known++
-			st.push("address")
+			st.Push("address")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["note"]; ok {
 			known++
-			st.push("note")
+			st.Push("note")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["protocol"]; ok {
 			known++
-			st.push("protocol")
+			st.Push("protocol")
 			v136(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["state"]; ok {
 			known++
-			st.push("state")
+			st.Push("state")
 			v137(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"address", "note", "protocol", "state"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"address", "note", "protocol", "state"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4611,79 +4296,79 @@ func v138(x any, st *validation) {
 }
 
 // v139 validates schemas/tools/get_app_status.output.json#/properties/source/properties/receivers (and every node that checks the same).
-func v139(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v139(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 2 {
-			st.fail("maxItems", "maximum is 2 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 2 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v138(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v140 validates schemas/tools/get_app_status.output.json#/properties/source (and every node that checks the same).
-func v140(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v140(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["kind"]; !ok {
-			st.missing("kind")
+			st.Missing("kind")
 		}
 		if _, ok := x["reachable"]; !ok {
-			st.missing("reachable")
+			st.Missing("reachable")
 		}
 		known := 0
 		if y, ok := x["endpoint"]; ok {
 			known++
-			st.push("endpoint")
+			st.Push("endpoint")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["kind"]; ok {
 			known++
-			st.push("kind")
+			st.Push("kind")
 			v135(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["newestDataUnixMs"]; ok {
 			known++
-			st.push("newestDataUnixMs")
+			st.Push("newestDataUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["note"]; ok {
 			known++
-			st.push("note")
+			st.Push("note")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["reachable"]; ok {
 			known++
-			st.push("reachable")
+			st.Push("reachable")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["receivers"]; ok {
 			known++
-			st.push("receivers")
+			st.Push("receivers")
 			v139(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"endpoint", "kind", "newestDataUnixMs", "note", "reachable", "receivers"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"endpoint", "kind", "newestDataUnixMs", "note", "reachable", "receivers"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4691,90 +4376,90 @@ func v140(x any, st *validation) {
 }
 
 // v141 validates schemas/tools/get_app_status.output.json#/properties/status (and every node that checks the same).
-func v141(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v141(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("pass") || x == any("warn") || x == any("fail") || x == any("unknown")) {
-		st.valueError(x, "enum", "must be one of 'pass', 'warn', 'fail', 'unknown'", []string{"pass", "warn", "fail", "unknown"})
+		st.ValueError(x, "enum", "must be one of 'pass', 'warn', 'fail', 'unknown'", []string{"pass", "warn", "fail", "unknown"})
 		return
 	}
 }
 
 // v142 validates schemas/tools/get_app_status.output.json# (and every node that checks the same).
-func v142(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v142(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["status"]; !ok {
-			st.missing("status")
+			st.Missing("status")
 		}
 		if _, ok := x["counts"]; !ok {
-			st.missing("counts")
+			st.Missing("counts")
 		}
 		if _, ok := x["source"]; !ok {
-			st.missing("source")
+			st.Missing("source")
 		}
 		if _, ok := x["scan"]; !ok {
-			st.missing("scan")
+			st.Missing("scan")
 		}
 		known := 0
 		if y, ok := x["counts"]; ok {
 			known++
-			st.push("counts")
+			st.Push("counts")
 			v130(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["domains"]; ok {
 			known++
-			st.push("domains")
+			st.Push("domains")
 			v132(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["hint"]; ok {
 			known++
-			st.push("hint")
+			st.Push("hint")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["knownServices"]; ok {
 			known++
-			st.push("knownServices")
+			st.Push("knownServices")
 			v97(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["scan"]; ok {
 			known++
-			st.push("scan")
+			st.Push("scan")
 			v86(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["services"]; ok {
 			known++
-			st.push("services")
+			st.Push("services")
 			v134(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["source"]; ok {
 			known++
-			st.push("source")
+			st.Push("source")
 			v140(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v141(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"counts", "domains", "hint", "knownServices", "scan", "services", "source", "status"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"counts", "domains", "hint", "knownServices", "scan", "services", "source", "status"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4782,39 +4467,39 @@ func v142(x any, st *validation) {
 }
 
 // v143 validates schemas/tools/get_doc.input.json# (and every node that checks the same).
-func v143(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v143(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["slug"]; !ok {
-			st.missing("slug")
+			st.Missing("slug")
 		}
 		known := 0
 		if y, ok := x["cursor"]; ok {
 			known++
-			st.push("cursor")
+			st.Push("cursor")
 			v1(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["section"]; ok {
 			known++
-			st.push("section")
+			st.Push("section")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["slug"]; ok {
 			known++
-			st.push("slug")
+			st.Push("slug")
 			v102(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"cursor", "section", "slug"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"cursor", "section", "slug"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4822,86 +4507,86 @@ func v143(x any, st *validation) {
 }
 
 // v144 validates schemas/tools/get_doc.output.json#/properties/content (and every node that checks the same).
-func v144(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v144(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 32768 {
-			st.fail("maxLength", "maximum length is 32768 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 32768 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v145 validates schemas/tools/get_doc.output.json#/properties/sections/items/properties/level (and every node that checks the same).
-func v145(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v145(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1", Float: 1, Integer: 1, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "6", float: 6, integer: 6, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 6, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "6", Float: 6, Integer: 6, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 6, got ")
 		}
 	}
 }
 
 // v146 validates schemas/tools/get_doc.output.json#/properties/sections/items (and every node that checks the same).
-func v146(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v146(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["slug"]; !ok {
-			st.missing("slug")
+			st.Missing("slug")
 		}
 		if _, ok := x["title"]; !ok {
-			st.missing("title")
+			st.Missing("title")
 		}
 		if _, ok := x["level"]; !ok {
-			st.missing("level")
+			st.Missing("level")
 		}
 		if _, ok := x["bytes"]; !ok {
-			st.missing("bytes")
+			st.Missing("bytes")
 		}
 		known := 0
 		if y, ok := x["bytes"]; ok {
 			known++
-			st.push("bytes")
+			st.Push("bytes")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["level"]; ok {
 			known++
-			st.push("level")
+			st.Push("level")
 			v145(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["slug"]; ok {
 			known++
-			st.push("slug")
+			st.Push("slug")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["title"]; ok {
 			known++
-			st.push("title")
+			st.Push("title")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"bytes", "level", "slug", "title"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"bytes", "level", "slug", "title"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4909,85 +4594,85 @@ func v146(x any, st *validation) {
 }
 
 // v147 validates schemas/tools/get_doc.output.json#/properties/sections (and every node that checks the same).
-func v147(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v147(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 200 {
-			st.fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v146(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v148 validates schemas/tools/get_doc.output.json# (and every node that checks the same).
-func v148(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v148(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["slug"]; !ok {
-			st.missing("slug")
+			st.Missing("slug")
 		}
 		if _, ok := x["title"]; !ok {
-			st.missing("title")
+			st.Missing("title")
 		}
 		if _, ok := x["content"]; !ok {
-			st.missing("content")
+			st.Missing("content")
 		}
 		if _, ok := x["page"]; !ok {
-			st.missing("page")
+			st.Missing("page")
 		}
 		known := 0
 		if y, ok := x["content"]; ok {
 			known++
-			st.push("content")
+			st.Push("content")
 			v144(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["page"]; ok {
 			known++
-			st.push("page")
+			st.Push("page")
 			v83(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["section"]; ok {
 			known++
-			st.push("section")
+			st.Push("section")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sections"]; ok {
 			known++
-			st.push("sections")
+			st.Push("sections")
 			v147(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["slug"]; ok {
 			known++
-			st.push("slug")
+			st.Push("slug")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["title"]; ok {
 			known++
-			st.push("title")
+			st.Push("title")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"content", "page", "section", "sections", "slug", "title"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"content", "page", "section", "sections", "slug", "title"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -4995,9 +4680,9 @@ func v148(x any, st *validation) {
 }
 
 // v149 validates schemas/tools/get_last_job_result.input.json# (and every node that checks the same).
-func v149(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v149(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -5005,38 +4690,38 @@ func v149(x any, st *validation) {
 		known := 0
 		if y, ok := x["jobId"]; ok {
 			known++
-			st.push("jobId")
+			st.Push("jobId")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["jobName"]; ok {
 			known++
-			st.push("jobName")
+			st.Push("jobName")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sinceUnixMs"]; ok {
 			known++
-			st.push("sinceUnixMs")
+			st.Push("sinceUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["window"]; ok {
 			known++
-			st.push("window")
+			st.Push("window")
 			v75(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"jobId", "jobName", "service", "sinceUnixMs", "window"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"jobId", "jobName", "service", "sinceUnixMs", "window"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5044,80 +4729,80 @@ func v149(x any, st *validation) {
 }
 
 // v150 validates schemas/tools/get_last_job_result.output.json#/properties/errorMessage (and every node that checks the same).
-func v150(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v150(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 8192 {
-			st.fail("maxLength", "maximum length is 8192 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 8192 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v151 validates schemas/tools/get_last_job_result.output.json#/properties/exitCode (and every node that checks the same).
-func v151(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v151(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "-2147483648", float: -2.147483648e+09, integer: -2147483648, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is -2147483648, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "-2147483648", Float: -2.147483648e+09, Integer: -2147483648, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is -2147483648, got ")
 		}
-		if compareNumber(x, numberBound{text: "4294967295", float: 4.294967295e+09, integer: 4294967295, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 4294967295, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "4294967295", Float: 4.294967295e+09, Integer: 4294967295, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 4294967295, got ")
 		}
 	}
 }
 
 // v152 validates schemas/defs/run-status.json# (and every node that checks the same).
-func v152(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v152(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("ok") || x == any("error")) {
-		st.valueError(x, "enum", "must be one of 'ok', 'error'", []string{"ok", "error"})
+		st.ValueError(x, "enum", "must be one of 'ok', 'error'", []string{"ok", "error"})
 		return
 	}
 }
 
 // v153 validates schemas/tools/get_last_job_result.output.json#/properties/previous (and every node that checks the same).
-func v153(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v153(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["status"]; !ok {
-			st.missing("status")
+			st.Missing("status")
 		}
 		if _, ok := x["startUnixMs"]; !ok {
-			st.missing("startUnixMs")
+			st.Missing("startUnixMs")
 		}
 		known := 0
 		if y, ok := x["startUnixMs"]; ok {
 			known++
-			st.push("startUnixMs")
+			st.Push("startUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v152(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"startUnixMs", "status"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"startUnixMs", "status"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5125,105 +4810,105 @@ func v153(x any, st *validation) {
 }
 
 // v154 validates schemas/tools/get_last_job_result.output.json# (and every node that checks the same).
-func v154(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v154(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["found"]; !ok {
-			st.missing("found")
+			st.Missing("found")
 		}
 		known := 0
 		if y, ok := x["completedUnixMs"]; ok {
 			known++
-			st.push("completedUnixMs")
+			st.Push("completedUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["durationMs"]; ok {
 			known++
-			st.push("durationMs")
+			st.Push("durationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorMessage"]; ok {
 			known++
-			st.push("errorMessage")
+			st.Push("errorMessage")
 			v150(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["exitCode"]; ok {
 			known++
-			st.push("exitCode")
+			st.Push("exitCode")
 			v151(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["found"]; ok {
 			known++
-			st.push("found")
+			st.Push("found")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["hint"]; ok {
 			known++
-			st.push("hint")
+			st.Push("hint")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["jobId"]; ok {
 			known++
-			st.push("jobId")
+			st.Push("jobId")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["jobName"]; ok {
 			known++
-			st.push("jobName")
+			st.Push("jobName")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["knownJobs"]; ok {
 			known++
-			st.push("knownJobs")
+			st.Push("knownJobs")
 			v97(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["outcome"]; ok {
 			known++
-			st.push("outcome")
+			st.Push("outcome")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["previous"]; ok {
 			known++
-			st.push("previous")
+			st.Push("previous")
 			v153(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["startUnixMs"]; ok {
 			known++
-			st.push("startUnixMs")
+			st.Push("startUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v152(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["traceId"]; ok {
 			known++
-			st.push("traceId")
+			st.Push("traceId")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"completedUnixMs", "durationMs", "errorMessage", "exitCode", "found", "hint", "jobId", "jobName", "knownJobs", "outcome", "previous", "startUnixMs", "status", "traceId"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"completedUnixMs", "durationMs", "errorMessage", "exitCode", "found", "hint", "jobId", "jobName", "knownJobs", "outcome", "previous", "startUnixMs", "status", "traceId"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5231,26 +4916,26 @@ func v154(x any, st *validation) {
 }
 
 // v155 validates schemas/tools/get_recent_errors.input.json#/properties/limit (and every node that checks the same).
-func v155(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v155(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1", Float: 1, Integer: 1, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "100", float: 100, integer: 100, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 100, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "100", Float: 100, Integer: 100, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 100, got ")
 		}
 	}
 }
 
 // v156 validates schemas/tools/get_recent_errors.input.json# (and every node that checks the same).
-func v156(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v156(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -5258,56 +4943,56 @@ func v156(x any, st *validation) {
 		known := 0
 		if y, ok := x["cursor"]; ok {
 			known++
-			st.push("cursor")
+			st.Push("cursor")
 			v1(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["domain"]; ok {
 			known++
-			st.push("domain")
+			st.Push("domain")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["invocation"]; ok {
 			known++
-			st.push("invocation")
+			st.Push("invocation")
 			v89(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["limit"]; ok {
 			known++
-			st.push("limit")
+			st.Push("limit")
 			v155(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sinceUnixMs"]; ok {
 			known++
-			st.push("sinceUnixMs")
+			st.Push("sinceUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["window"]; ok {
 			known++
-			st.push("window")
+			st.Push("window")
 			v75(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"cursor", "detail", "domain", "invocation", "limit", "service", "sinceUnixMs", "window"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"cursor", "detail", "domain", "invocation", "limit", "service", "sinceUnixMs", "window"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5315,178 +5000,178 @@ func v156(x any, st *validation) {
 }
 
 // v157 validates schemas/tools/get_recent_errors.output.json#/properties/groups/items/properties/count (and every node that checks the same).
-func v157(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v157(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1", Float: 1, Integer: 1, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 1, got ")
 		}
 	}
 }
 
 // v158 validates schemas/tools/get_recent_errors.output.json#/properties/groups/items/properties/entryServices (and every node that checks the same).
-func v158(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v158(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 5 {
-			st.fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v159 validates schemas/tools/get_recent_errors.output.json#/properties/groups/items/properties/relatedTraceIds (and every node that checks the same).
-func v159(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v159(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 5 {
-			st.fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 5 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v160 validates schemas/tools/get_recent_errors.output.json#/properties/groups/items (and every node that checks the same).
-func v160(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v160(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["service"]; !ok {
-			st.missing("service")
+			st.Missing("service")
 		}
 		if _, ok := x["domain"]; !ok {
-			st.missing("domain")
+			st.Missing("domain")
 		}
 		if _, ok := x["count"]; !ok {
-			st.missing("count")
+			st.Missing("count")
 		}
 		if _, ok := x["firstSeenUnixMs"]; !ok {
-			st.missing("firstSeenUnixMs")
+			st.Missing("firstSeenUnixMs")
 		}
 		if _, ok := x["lastSeenUnixMs"]; !ok {
-			st.missing("lastSeenUnixMs")
+			st.Missing("lastSeenUnixMs")
 		}
 		if _, ok := x["sampleMessage"]; !ok {
-			st.missing("sampleMessage")
+			st.Missing("sampleMessage")
 		}
 		if _, ok := x["fingerprint"]; !ok {
-			st.missing("fingerprint")
+			st.Missing("fingerprint")
 		}
 		if _, ok := x["handled"]; !ok {
-			st.missing("handled")
+			st.Missing("handled")
 		}
 		known := 0
 		if y, ok := x["count"]; ok {
 			known++
-			st.push("count")
+			st.Push("count")
 			v157(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["domain"]; ok {
 			known++
-			st.push("domain")
+			st.Push("domain")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["entryServices"]; ok {
 			known++
-			st.push("entryServices")
+			st.Push("entryServices")
 			v158(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["exceptionType"]; ok {
 			known++
-			st.push("exceptionType")
+			st.Push("exceptionType")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["fingerprint"]; ok {
 			known++
-			st.push("fingerprint")
+			st.Push("fingerprint")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["firstSeenUnixMs"]; ok {
 			known++
-			st.push("firstSeenUnixMs")
+			st.Push("firstSeenUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["handled"]; ok {
 			known++
-			st.push("handled")
+			st.Push("handled")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["lastSeenUnixMs"]; ok {
 			known++
-			st.push("lastSeenUnixMs")
+			st.Push("lastSeenUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["location"]; ok {
 			known++
-			st.push("location")
+			st.Push("location")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["relatedRunIds"]; ok {
 			known++
-			st.push("relatedRunIds")
+			st.Push("relatedRunIds")
 			v158(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["relatedTraceIds"]; ok {
 			known++
-			st.push("relatedTraceIds")
+			st.Push("relatedTraceIds")
 			v159(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sampleMessage"]; ok {
 			known++
-			st.push("sampleMessage")
+			st.Push("sampleMessage")
 			v150(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["snippet"]; ok {
 			known++
-			st.push("snippet")
+			st.Push("snippet")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"count", "domain", "entryServices", "exceptionType", "fingerprint", "firstSeenUnixMs", "handled", "lastSeenUnixMs", "location", "relatedRunIds", "relatedTraceIds", "sampleMessage", "service", "snippet"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"count", "domain", "entryServices", "exceptionType", "fingerprint", "firstSeenUnixMs", "handled", "lastSeenUnixMs", "location", "relatedRunIds", "relatedTraceIds", "sampleMessage", "service", "snippet"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5494,76 +5179,76 @@ func v160(x any, st *validation) {
 }
 
 // v161 validates schemas/tools/get_recent_errors.output.json#/properties/groups (and every node that checks the same).
-func v161(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v161(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 100 {
-			st.fail("maxItems", "maximum is 100 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 100 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v160(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v162 validates schemas/tools/get_recent_errors.output.json# (and every node that checks the same).
-func v162(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v162(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["count"]; !ok {
-			st.missing("count")
+			st.Missing("count")
 		}
 		if _, ok := x["page"]; !ok {
-			st.missing("page")
+			st.Missing("page")
 		}
 		if _, ok := x["scan"]; !ok {
-			st.missing("scan")
+			st.Missing("scan")
 		}
 		known := 0
 		if y, ok := x["count"]; ok {
 			known++
-			st.push("count")
+			st.Push("count")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["groups"]; ok {
 			known++
-			st.push("groups")
+			st.Push("groups")
 			v161(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["hint"]; ok {
 			known++
-			st.push("hint")
+			st.Push("hint")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["page"]; ok {
 			known++
-			st.push("page")
+			st.Push("page")
 			v83(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["scan"]; ok {
 			known++
-			st.push("scan")
+			st.Push("scan")
 			v86(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"count", "groups", "hint", "page", "scan"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"count", "groups", "hint", "page", "scan"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5571,79 +5256,79 @@ func v162(x any, st *validation) {
 }
 
 // v163 validates schemas/tools/get_run.input.json#/properties/maxDepth (and every node that checks the same).
-func v163(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v163(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1", Float: 1, Integer: 1, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "32", float: 32, integer: 32, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 32, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "32", Float: 32, Integer: 32, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 32, got ")
 		}
 	}
 }
 
 // v164 validates schemas/tools/get_run.input.json#/properties/maxSpans (and every node that checks the same).
-func v164(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v164(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "1", float: 1, integer: 1, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 1, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "1", Float: 1, Integer: 1, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 1, got ")
 		}
-		if compareNumber(x, numberBound{text: "200", float: 200, integer: 200, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 200, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "200", Float: 200, Integer: 200, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 200, got ")
 		}
 	}
 }
 
 // v165 validates schemas/tools/get_run.input.json# (and every node that checks the same).
-func v165(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v165(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["id"]; !ok {
-			st.missing("id")
+			st.Missing("id")
 		}
 		known := 0
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["id"]; ok {
 			known++
-			st.push("id")
+			st.Push("id")
 			v17(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["maxDepth"]; ok {
 			known++
-			st.push("maxDepth")
+			st.Push("maxDepth")
 			v163(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["maxSpans"]; ok {
 			known++
-			st.push("maxSpans")
+			st.Push("maxSpans")
 			v164(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"detail", "id", "maxDepth", "maxSpans"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"detail", "id", "maxDepth", "maxSpans"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5651,54 +5336,54 @@ func v165(x any, st *validation) {
 }
 
 // v166 validates schemas/tools/get_run.output.json#/properties/criticalPath/items (and every node that checks the same).
-func v166(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v166(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["spanId"]; !ok {
-			st.missing("spanId")
+			st.Missing("spanId")
 		}
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["service"]; !ok {
-			st.missing("service")
+			st.Missing("service")
 		}
 		if _, ok := x["durationMs"]; !ok {
-			st.missing("durationMs")
+			st.Missing("durationMs")
 		}
 		known := 0
 		if y, ok := x["durationMs"]; ok {
 			known++
-			st.push("durationMs")
+			st.Push("durationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["spanId"]; ok {
 			known++
-			st.push("spanId")
+			st.Push("spanId")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"durationMs", "name", "service", "spanId"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"durationMs", "name", "service", "spanId"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5706,85 +5391,85 @@ func v166(x any, st *validation) {
 }
 
 // v167 validates schemas/tools/get_run.output.json#/properties/criticalPath (and every node that checks the same).
-func v167(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v167(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 200 {
-			st.fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v166(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v168 validates schemas/tools/get_run.output.json#/properties/logs/items/properties/severity (and every node that checks the same).
-func v168(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v168(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 32 {
-			st.fail("maxLength", "maximum length is 32 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 32 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v169 validates schemas/tools/get_run.output.json#/properties/logs/items (and every node that checks the same).
-func v169(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v169(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["timeUnixMs"]; !ok {
-			st.missing("timeUnixMs")
+			st.Missing("timeUnixMs")
 		}
 		if _, ok := x["severity"]; !ok {
-			st.missing("severity")
+			st.Missing("severity")
 		}
 		if _, ok := x["message"]; !ok {
-			st.missing("message")
+			st.Missing("message")
 		}
 		known := 0
 		if y, ok := x["message"]; ok {
 			known++
-			st.push("message")
+			st.Push("message")
 			v144(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["severity"]; ok {
 			known++
-			st.push("severity")
+			st.Push("severity")
 			v168(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["spanId"]; ok {
 			known++
-			st.push("spanId")
+			st.Push("spanId")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["timeUnixMs"]; ok {
 			known++
-			st.push("timeUnixMs")
+			st.Push("timeUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"message", "severity", "spanId", "timeUnixMs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"message", "severity", "spanId", "timeUnixMs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5792,141 +5477,141 @@ func v169(x any, st *validation) {
 }
 
 // v170 validates schemas/tools/get_run.output.json#/properties/logs (and every node that checks the same).
-func v170(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v170(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 200 {
-			st.fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v169(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v171 validates schemas/tools/get_run.output.json#/properties/spans/items/properties/attributes/additionalProperties (and every node that checks the same).
-func v171(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v171(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 4096 {
-			st.fail("maxLength", "maximum length is 4096 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 4096 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v172 validates schemas/tools/get_run.output.json#/properties/spans/items/properties/attributes (and every node that checks the same).
-func v172(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v172(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if len(x) > 128 {
-			st.fail("maxProperties", "maximum is 128 properties, got "+strconv.Itoa(len(x)))
+			st.Fail("maxProperties", "maximum is 128 properties, got "+strconv.Itoa(len(x)))
 		}
-		for _, k := range sortedKeys(x) {
+		for _, k := range jsonvalid.SortedKeys(x) {
 			{
-				st.push(k)
+				st.Push(k)
 				v171(x[k], st)
-				st.pop()
+				st.Pop()
 			}
 		}
 	}
 }
 
 // v173 validates schemas/tools/get_run.output.json#/properties/spans/items/properties/depth (and every node that checks the same).
-func v173(x any, st *validation) {
-	if !(isType(x, "integer")) {
-		st.typeError(x, []string{"integer"})
+func v173(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "integer")) {
+		st.TypeError(x, []string{"integer"})
 		return
 	}
 	switch x := x.(type) {
 	case json.Number:
-		if compareNumber(x, numberBound{text: "0", float: 0, integer: 0, isInteger: true}) < 0 {
-			st.numberError(x, "minimum", "minimum is 0, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "0", Float: 0, Integer: 0, IsInteger: true}) < 0 {
+			st.NumberError(x, "minimum", "minimum is 0, got ")
 		}
-		if compareNumber(x, numberBound{text: "32", float: 32, integer: 32, isInteger: true}) > 0 {
-			st.numberError(x, "maximum", "maximum is 32, got ")
+		if jsonvalid.CompareNumber(x, jsonvalid.Bound{Text: "32", Float: 32, Integer: 32, IsInteger: true}) > 0 {
+			st.NumberError(x, "maximum", "maximum is 32, got ")
 		}
 	}
 }
 
 // v174 validates schemas/tools/get_run.output.json#/properties/spans/items/properties/events/items/properties/attributes (and every node that checks the same).
-func v174(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v174(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if len(x) > 32 {
-			st.fail("maxProperties", "maximum is 32 properties, got "+strconv.Itoa(len(x)))
+			st.Fail("maxProperties", "maximum is 32 properties, got "+strconv.Itoa(len(x)))
 		}
-		for _, k := range sortedKeys(x) {
+		for _, k := range jsonvalid.SortedKeys(x) {
 			{
-				st.push(k)
+				st.Push(k)
 				v171(x[k], st)
-				st.pop()
+				st.Pop()
 			}
 		}
 	}
 }
 
 // v175 validates schemas/tools/get_run.output.json#/properties/spans/items/properties/events/items (and every node that checks the same).
-func v175(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v175(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["timeUnixMs"]; !ok {
-			st.missing("timeUnixMs")
+			st.Missing("timeUnixMs")
 		}
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		known := 0
 		if y, ok := x["attributes"]; ok {
 			known++
-			st.push("attributes")
+			st.Push("attributes")
 			v174(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["omittedAttributes"]; ok {
 			known++
-			st.push("omittedAttributes")
+			st.Push("omittedAttributes")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["timeUnixMs"]; ok {
 			known++
-			st.push("timeUnixMs")
+			st.Push("timeUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"attributes", "name", "omittedAttributes", "timeUnixMs"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"attributes", "name", "omittedAttributes", "timeUnixMs"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -5934,167 +5619,167 @@ func v175(x any, st *validation) {
 }
 
 // v176 validates schemas/tools/get_run.output.json#/properties/spans/items/properties/events (and every node that checks the same).
-func v176(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v176(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 32 {
-			st.fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v175(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v177 validates schemas/tools/get_run.output.json#/properties/spans/items/properties/frames (and every node that checks the same).
-func v177(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v177(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 20 {
-			st.fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v178 validates schemas/tools/get_run.output.json#/properties/spans/items/properties/status (and every node that checks the same).
-func v178(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v178(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("ok") || x == any("error") || x == any("unset")) {
-		st.valueError(x, "enum", "must be one of 'ok', 'error', 'unset'", []string{"ok", "error", "unset"})
+		st.ValueError(x, "enum", "must be one of 'ok', 'error', 'unset'", []string{"ok", "error", "unset"})
 		return
 	}
 }
 
 // v179 validates schemas/tools/get_run.output.json#/properties/spans/items (and every node that checks the same).
-func v179(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v179(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["spanId"]; !ok {
-			st.missing("spanId")
+			st.Missing("spanId")
 		}
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["service"]; !ok {
-			st.missing("service")
+			st.Missing("service")
 		}
 		if _, ok := x["status"]; !ok {
-			st.missing("status")
+			st.Missing("status")
 		}
 		if _, ok := x["depth"]; !ok {
-			st.missing("depth")
+			st.Missing("depth")
 		}
 		known := 0
 		if y, ok := x["attributes"]; ok {
 			known++
-			st.push("attributes")
+			st.Push("attributes")
 			v172(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["depth"]; ok {
 			known++
-			st.push("depth")
+			st.Push("depth")
 			v173(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["durationMs"]; ok {
 			known++
-			st.push("durationMs")
+			st.Push("durationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorMessage"]; ok {
 			known++
-			st.push("errorMessage")
+			st.Push("errorMessage")
 			v150(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["events"]; ok {
 			known++
-			st.push("events")
+			st.Push("events")
 			v176(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["frames"]; ok {
 			known++
-			st.push("frames")
+			st.Push("frames")
 			v177(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["location"]; ok {
 			known++
-			st.push("location")
+			st.Push("location")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["omittedAttributes"]; ok {
 			known++
-			st.push("omittedAttributes")
+			st.Push("omittedAttributes")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["omittedEvents"]; ok {
 			known++
-			st.push("omittedEvents")
+			st.Push("omittedEvents")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["parentSpanId"]; ok {
 			known++
-			st.push("parentSpanId")
+			st.Push("parentSpanId")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["spanId"]; ok {
 			known++
-			st.push("spanId")
+			st.Push("spanId")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v178(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"attributes", "depth", "durationMs", "errorMessage", "events", "frames", "location", "name", "omittedAttributes", "omittedEvents", "parentSpanId", "service", "spanId", "status"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"attributes", "depth", "durationMs", "errorMessage", "events", "frames", "location", "name", "omittedAttributes", "omittedEvents", "parentSpanId", "service", "spanId", "status"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6102,133 +5787,133 @@ func v179(x any, st *validation) {
 }
 
 // v180 validates schemas/tools/get_run.output.json#/properties/spans (and every node that checks the same).
-func v180(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v180(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 200 {
-			st.fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 200 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v179(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v181 validates schemas/tools/get_run.output.json# (and every node that checks the same).
-func v181(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v181(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["id"]; !ok {
-			st.missing("id")
+			st.Missing("id")
 		}
 		if _, ok := x["summary"]; !ok {
-			st.missing("summary")
+			st.Missing("summary")
 		}
 		if _, ok := x["status"]; !ok {
-			st.missing("status")
+			st.Missing("status")
 		}
 		if _, ok := x["page"]; !ok {
-			st.missing("page")
+			st.Missing("page")
 		}
 		if _, ok := x["omittedSpans"]; !ok {
-			st.missing("omittedSpans")
+			st.Missing("omittedSpans")
 		}
 		if _, ok := x["scan"]; !ok {
-			st.missing("scan")
+			st.Missing("scan")
 		}
 		known := 0
 		if y, ok := x["criticalPath"]; ok {
 			known++
-			st.push("criticalPath")
+			st.Push("criticalPath")
 			v167(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["durationMs"]; ok {
 			known++
-			st.push("durationMs")
+			st.Push("durationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorMessage"]; ok {
 			known++
-			st.push("errorMessage")
+			st.Push("errorMessage")
 			v150(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["id"]; ok {
 			known++
-			st.push("id")
+			st.Push("id")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["logs"]; ok {
 			known++
-			st.push("logs")
+			st.Push("logs")
 			v170(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["omittedSpans"]; ok {
 			known++
-			st.push("omittedSpans")
+			st.Push("omittedSpans")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["outcome"]; ok {
 			known++
-			st.push("outcome")
+			st.Push("outcome")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["page"]; ok {
 			known++
-			st.push("page")
+			st.Push("page")
 			v83(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["scan"]; ok {
 			known++
-			st.push("scan")
+			st.Push("scan")
 			v86(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["spans"]; ok {
 			known++
-			st.push("spans")
+			st.Push("spans")
 			v180(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v152(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["summary"]; ok {
 			known++
-			st.push("summary")
+			st.Push("summary")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["traceId"]; ok {
 			known++
-			st.push("traceId")
+			st.Push("traceId")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"criticalPath", "durationMs", "errorMessage", "id", "logs", "omittedSpans", "outcome", "page", "scan", "spans", "status", "summary", "traceId"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"criticalPath", "durationMs", "errorMessage", "id", "logs", "omittedSpans", "outcome", "page", "scan", "spans", "status", "summary", "traceId"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6236,24 +5921,24 @@ func v181(x any, st *validation) {
 }
 
 // v182 validates schemas/tools/list_commands.input.json#/properties/filter (and every node that checks the same).
-func v182(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v182(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 200 {
-			st.fail("maxLength", "maximum length is 200 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 200 characters, got "+strconv.Itoa(n))
 		}
 	}
 }
 
 // v183 validates schemas/tools/list_commands.input.json# (and every node that checks the same).
-func v183(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v183(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -6261,32 +5946,32 @@ func v183(x any, st *validation) {
 		known := 0
 		if y, ok := x["cursor"]; ok {
 			known++
-			st.push("cursor")
+			st.Push("cursor")
 			v1(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["filter"]; ok {
 			known++
-			st.push("filter")
+			st.Push("filter")
 			v182(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["limit"]; ok {
 			known++
-			st.push("limit")
+			st.Push("limit")
 			v155(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"cursor", "detail", "filter", "limit"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"cursor", "detail", "filter", "limit"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6294,63 +5979,63 @@ func v183(x any, st *validation) {
 }
 
 // v184 validates schemas/tools/list_commands.output.json#/properties/commands/items (and every node that checks the same).
-func v184(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v184(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["path"]; !ok {
-			st.missing("path")
+			st.Missing("path")
 		}
 		if _, ok := x["description"]; !ok {
-			st.missing("description")
+			st.Missing("description")
 		}
 		if _, ok := x["usage"]; !ok {
-			st.missing("usage")
+			st.Missing("usage")
 		}
 		if _, ok := x["allowed"]; !ok {
-			st.missing("allowed")
+			st.Missing("allowed")
 		}
 		if _, ok := x["rule"]; !ok {
-			st.missing("rule")
+			st.Missing("rule")
 		}
 		known := 0
 		if y, ok := x["allowed"]; ok {
 			known++
-			st.push("allowed")
+			st.Push("allowed")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["description"]; ok {
 			known++
-			st.push("description")
+			st.Push("description")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["path"]; ok {
 			known++
-			st.push("path")
+			st.Push("path")
 			v182(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["rule"]; ok {
 			known++
-			st.push("rule")
+			st.Push("rule")
 			v105(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["usage"]; ok {
 			known++
-			st.push("usage")
+			st.Push("usage")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"allowed", "description", "path", "rule", "usage"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"allowed", "description", "path", "rule", "usage"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6358,61 +6043,61 @@ func v184(x any, st *validation) {
 }
 
 // v185 validates schemas/tools/list_commands.output.json#/properties/commands (and every node that checks the same).
-func v185(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v185(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 100 {
-			st.fail("maxItems", "maximum is 100 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 100 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v184(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v186 validates schemas/tools/list_commands.output.json# (and every node that checks the same).
-func v186(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v186(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["count"]; !ok {
-			st.missing("count")
+			st.Missing("count")
 		}
 		if _, ok := x["page"]; !ok {
-			st.missing("page")
+			st.Missing("page")
 		}
 		known := 0
 		if y, ok := x["commands"]; ok {
 			known++
-			st.push("commands")
+			st.Push("commands")
 			v185(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["count"]; ok {
 			known++
-			st.push("count")
+			st.Push("count")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["page"]; ok {
 			known++
-			st.push("page")
+			st.Push("page")
 			v83(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"commands", "count", "page"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"commands", "count", "page"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6420,9 +6105,9 @@ func v186(x any, st *validation) {
 }
 
 // v187 validates schemas/tools/list_docs.input.json# (and every node that checks the same).
-func v187(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v187(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -6430,32 +6115,32 @@ func v187(x any, st *validation) {
 		known := 0
 		if y, ok := x["cursor"]; ok {
 			known++
-			st.push("cursor")
+			st.Push("cursor")
 			v1(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["limit"]; ok {
 			known++
-			st.push("limit")
+			st.Push("limit")
 			v155(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["prefix"]; ok {
 			known++
-			st.push("prefix")
+			st.Push("prefix")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"cursor", "detail", "limit", "prefix"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"cursor", "detail", "limit", "prefix"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6463,45 +6148,45 @@ func v187(x any, st *validation) {
 }
 
 // v188 validates schemas/tools/list_docs.output.json#/properties/corpus (and every node that checks the same).
-func v188(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v188(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["root"]; !ok {
-			st.missing("root")
+			st.Missing("root")
 		}
 		if _, ok := x["documentCount"]; !ok {
-			st.missing("documentCount")
+			st.Missing("documentCount")
 		}
 		if _, ok := x["fingerprint"]; !ok {
-			st.missing("fingerprint")
+			st.Missing("fingerprint")
 		}
 		known := 0
 		if y, ok := x["documentCount"]; ok {
 			known++
-			st.push("documentCount")
+			st.Push("documentCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["fingerprint"]; ok {
 			known++
-			st.push("fingerprint")
+			st.Push("fingerprint")
 			v105(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["root"]; ok {
 			known++
-			st.push("root")
+			st.Push("root")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"documentCount", "fingerprint", "root"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"documentCount", "fingerprint", "root"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6509,45 +6194,45 @@ func v188(x any, st *validation) {
 }
 
 // v189 validates schemas/tools/list_docs.output.json#/properties/docs/items (and every node that checks the same).
-func v189(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v189(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["slug"]; !ok {
-			st.missing("slug")
+			st.Missing("slug")
 		}
 		if _, ok := x["title"]; !ok {
-			st.missing("title")
+			st.Missing("title")
 		}
 		if _, ok := x["description"]; !ok {
-			st.missing("description")
+			st.Missing("description")
 		}
 		known := 0
 		if y, ok := x["description"]; ok {
 			known++
-			st.push("description")
+			st.Push("description")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["slug"]; ok {
 			known++
-			st.push("slug")
+			st.Push("slug")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["title"]; ok {
 			known++
-			st.push("title")
+			st.Push("title")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"description", "slug", "title"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"description", "slug", "title"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6555,70 +6240,70 @@ func v189(x any, st *validation) {
 }
 
 // v190 validates schemas/tools/list_docs.output.json#/properties/docs (and every node that checks the same).
-func v190(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v190(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 100 {
-			st.fail("maxItems", "maximum is 100 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 100 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v189(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v191 validates schemas/tools/list_docs.output.json# (and every node that checks the same).
-func v191(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v191(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["count"]; !ok {
-			st.missing("count")
+			st.Missing("count")
 		}
 		if _, ok := x["corpus"]; !ok {
-			st.missing("corpus")
+			st.Missing("corpus")
 		}
 		if _, ok := x["page"]; !ok {
-			st.missing("page")
+			st.Missing("page")
 		}
 		known := 0
 		if y, ok := x["corpus"]; ok {
 			known++
-			st.push("corpus")
+			st.Push("corpus")
 			v188(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["count"]; ok {
 			known++
-			st.push("count")
+			st.Push("count")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["docs"]; ok {
 			known++
-			st.push("docs")
+			st.Push("docs")
 			v190(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["page"]; ok {
 			known++
-			st.push("page")
+			st.Push("page")
 			v83(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"corpus", "count", "docs", "page"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"corpus", "count", "docs", "page"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6626,9 +6311,9 @@ func v191(x any, st *validation) {
 }
 
 // v192 validates schemas/tools/list_runs.input.json# (and every node that checks the same).
-func v192(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v192(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -6636,62 +6321,62 @@ func v192(x any, st *validation) {
 		known := 0
 		if y, ok := x["cursor"]; ok {
 			known++
-			st.push("cursor")
+			st.Push("cursor")
 			v1(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["domain"]; ok {
 			known++
-			st.push("domain")
+			st.Push("domain")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["invocation"]; ok {
 			known++
-			st.push("invocation")
+			st.Push("invocation")
 			v89(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["limit"]; ok {
 			known++
-			st.push("limit")
+			st.Push("limit")
 			v155(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sinceUnixMs"]; ok {
 			known++
-			st.push("sinceUnixMs")
+			st.Push("sinceUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v152(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["window"]; ok {
 			known++
-			st.push("window")
+			st.Push("window")
 			v75(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"cursor", "detail", "domain", "invocation", "limit", "service", "sinceUnixMs", "status", "window"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"cursor", "detail", "domain", "invocation", "limit", "service", "sinceUnixMs", "status", "window"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6699,102 +6384,102 @@ func v192(x any, st *validation) {
 }
 
 // v193 validates schemas/tools/list_runs.output.json#/properties/runs/items (and every node that checks the same).
-func v193(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v193(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["id"]; !ok {
-			st.missing("id")
+			st.Missing("id")
 		}
 		if _, ok := x["domain"]; !ok {
-			st.missing("domain")
+			st.Missing("domain")
 		}
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["status"]; !ok {
-			st.missing("status")
+			st.Missing("status")
 		}
 		if _, ok := x["startUnixMs"]; !ok {
-			st.missing("startUnixMs")
+			st.Missing("startUnixMs")
 		}
 		if _, ok := x["service"]; !ok {
-			st.missing("service")
+			st.Missing("service")
 		}
 		known := 0
 		if y, ok := x["domain"]; ok {
 			known++
-			st.push("domain")
+			st.Push("domain")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["durationMs"]; ok {
 			known++
-			st.push("durationMs")
+			st.Push("durationMs")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["errorCount"]; ok {
 			known++
-			st.push("errorCount")
+			st.Push("errorCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["id"]; ok {
 			known++
-			st.push("id")
+			st.Push("id")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["outcome"]; ok {
 			known++
-			st.push("outcome")
+			st.Push("outcome")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["service"]; ok {
 			known++
-			st.push("service")
+			st.Push("service")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["spanCount"]; ok {
 			known++
-			st.push("spanCount")
+			st.Push("spanCount")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["startUnixMs"]; ok {
 			known++
-			st.push("startUnixMs")
+			st.Push("startUnixMs")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["status"]; ok {
 			known++
-			st.push("status")
+			st.Push("status")
 			v152(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["traceId"]; ok {
 			known++
-			st.push("traceId")
+			st.Push("traceId")
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"domain", "durationMs", "errorCount", "id", "name", "outcome", "service", "spanCount", "startUnixMs", "status", "traceId"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"domain", "durationMs", "errorCount", "id", "name", "outcome", "service", "spanCount", "startUnixMs", "status", "traceId"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6802,76 +6487,76 @@ func v193(x any, st *validation) {
 }
 
 // v194 validates schemas/tools/list_runs.output.json#/properties/runs (and every node that checks the same).
-func v194(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v194(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 100 {
-			st.fail("maxItems", "maximum is 100 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 100 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v193(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v195 validates schemas/tools/list_runs.output.json# (and every node that checks the same).
-func v195(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v195(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["count"]; !ok {
-			st.missing("count")
+			st.Missing("count")
 		}
 		if _, ok := x["page"]; !ok {
-			st.missing("page")
+			st.Missing("page")
 		}
 		if _, ok := x["scan"]; !ok {
-			st.missing("scan")
+			st.Missing("scan")
 		}
 		known := 0
 		if y, ok := x["count"]; ok {
 			known++
-			st.push("count")
+			st.Push("count")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["hint"]; ok {
 			known++
-			st.push("hint")
+			st.Push("hint")
 			v77(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["page"]; ok {
 			known++
-			st.push("page")
+			st.Push("page")
 			v83(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["runs"]; ok {
 			known++
-			st.push("runs")
+			st.Push("runs")
 			v194(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["scan"]; ok {
 			known++
-			st.push("scan")
+			st.Push("scan")
 			v86(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"count", "hint", "page", "runs", "scan"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"count", "hint", "page", "runs", "scan"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6879,70 +6564,70 @@ func v195(x any, st *validation) {
 }
 
 // v196 validates schemas/tools/runlens.input.json#/properties/arguments/additionalProperties (and every node that checks the same).
-func v196(x any, st *validation) {
+func v196(x any, st *jsonvalid.State) {
 }
 
 // v197 validates schemas/tools/runlens.input.json#/properties/arguments (and every node that checks the same).
-func v197(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v197(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if len(x) > 64 {
-			st.fail("maxProperties", "maximum is 64 properties, got "+strconv.Itoa(len(x)))
+			st.Fail("maxProperties", "maximum is 64 properties, got "+strconv.Itoa(len(x)))
 		}
-		for _, k := range sortedKeys(x) {
+		for _, k := range jsonvalid.SortedKeys(x) {
 			{
-				st.push(k)
+				st.Push(k)
 				v196(x[k], st)
-				st.pop()
+				st.Pop()
 			}
 		}
 	}
 }
 
 // v198 validates schemas/defs/operation.json# (and every node that checks the same).
-func v198(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v198(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("get_app_status") || x == any("list_runs") || x == any("get_run") || x == any("get_recent_errors") || x == any("get_last_job_result") || x == any("analyze_service_performance") || x == any("analyze_db_bottlenecks") || x == any("doctor") || x == any("search_docs") || x == any("list_docs") || x == any("get_doc") || x == any("list_commands") || x == any("execute_command")) {
-		st.valueError(x, "enum", "must be one of 'get_app_status', 'list_runs', 'get_run', 'get_recent_errors', 'get_last_job_result', 'analyze_service_performance', 'analyze_db_bottlenecks', 'doctor', 'search_docs', 'list_docs', 'get_doc', 'list_commands', 'execute_command'", []string{"get_app_status", "list_runs", "get_run", "get_recent_errors", "get_last_job_result", "analyze_service_performance", "analyze_db_bottlenecks", "doctor", "search_docs", "list_docs", "get_doc", "list_commands", "execute_command"})
+		st.ValueError(x, "enum", "must be one of 'get_app_status', 'list_runs', 'get_run', 'get_recent_errors', 'get_last_job_result', 'analyze_service_performance', 'analyze_db_bottlenecks', 'doctor', 'search_docs', 'list_docs', 'get_doc', 'list_commands', 'execute_command'", []string{"get_app_status", "list_runs", "get_run", "get_recent_errors", "get_last_job_result", "analyze_service_performance", "analyze_db_bottlenecks", "doctor", "search_docs", "list_docs", "get_doc", "list_commands", "execute_command"})
 		return
 	}
 }
 
 // v199 validates schemas/tools/runlens.input.json# (and every node that checks the same).
-func v199(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v199(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["operation"]; !ok {
-			st.missing("operation")
+			st.Missing("operation")
 		}
 		known := 0
 		if y, ok := x["arguments"]; ok {
 			known++
-			st.push("arguments")
+			st.Push("arguments")
 			v197(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["operation"]; ok {
 			known++
-			st.push("operation")
+			st.Push("operation")
 			v198(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"arguments", "operation"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"arguments", "operation"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6950,9 +6635,9 @@ func v199(x any, st *validation) {
 }
 
 // v200 validates schemas/tools/runlens_capabilities.input.json# (and every node that checks the same).
-func v200(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v200(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
@@ -6960,14 +6645,14 @@ func v200(x any, st *validation) {
 		known := 0
 		if y, ok := x["operation"]; ok {
 			known++
-			st.push("operation")
+			st.Push("operation")
 			v198(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"operation"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"operation"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -6975,143 +6660,143 @@ func v200(x any, st *validation) {
 }
 
 // v201 validates schemas/defs/tool-family.json# (and every node that checks the same).
-func v201(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v201(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	if !(x == any("telemetry") || x == any("doctor") || x == any("docs") || x == any("commands")) {
-		st.valueError(x, "enum", "must be one of 'telemetry', 'doctor', 'docs', 'commands'", []string{"telemetry", "doctor", "docs", "commands"})
+		st.ValueError(x, "enum", "must be one of 'telemetry', 'doctor', 'docs', 'commands'", []string{"telemetry", "doctor", "docs", "commands"})
 		return
 	}
 }
 
 // v202 validates schemas/tools/runlens_capabilities.output.json#/properties/families (and every node that checks the same).
-func v202(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v202(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 4 {
-			st.fail("maxItems", "maximum is 4 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 4 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v201(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v203 validates schemas/tools/runlens_capabilities.output.json#/properties/operations/items/properties/arguments (and every node that checks the same).
-func v203(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v203(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 32 {
-			st.fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 32 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v74(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v204 validates schemas/tools/runlens_capabilities.output.json#/properties/operations/items/properties/inputSchema (and every node that checks the same).
-func v204(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v204(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if len(x) > 16 {
-			st.fail("maxProperties", "maximum is 16 properties, got "+strconv.Itoa(len(x)))
+			st.Fail("maxProperties", "maximum is 16 properties, got "+strconv.Itoa(len(x)))
 		}
-		for _, k := range sortedKeys(x) {
+		for _, k := range jsonvalid.SortedKeys(x) {
 			{
-				st.push(k)
+				st.Push(k)
 				v196(x[k], st)
-				st.pop()
+				st.Pop()
 			}
 		}
 	}
 }
 
 // v205 validates schemas/tools/runlens_capabilities.output.json#/properties/operations/items (and every node that checks the same).
-func v205(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v205(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["name"]; !ok {
-			st.missing("name")
+			st.Missing("name")
 		}
 		if _, ok := x["family"]; !ok {
-			st.missing("family")
+			st.Missing("family")
 		}
 		if _, ok := x["title"]; !ok {
-			st.missing("title")
+			st.Missing("title")
 		}
 		if _, ok := x["arguments"]; !ok {
-			st.missing("arguments")
+			st.Missing("arguments")
 		}
 		known := 0
 		if y, ok := x["arguments"]; ok {
 			known++
-			st.push("arguments")
+			st.Push("arguments")
 			v203(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["description"]; ok {
 			known++
-			st.push("description")
+			st.Push("description")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["family"]; ok {
 			known++
-			st.push("family")
+			st.Push("family")
 			v201(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["inputSchema"]; ok {
 			known++
-			st.push("inputSchema")
+			st.Push("inputSchema")
 			v204(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["name"]; ok {
 			known++
-			st.push("name")
+			st.Push("name")
 			v198(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["required"]; ok {
 			known++
-			st.push("required")
+			st.Push("required")
 			v203(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["title"]; ok {
 			known++
-			st.push("title")
+			st.Push("title")
 			v105(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"arguments", "description", "family", "inputSchema", "name", "required", "title"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"arguments", "description", "family", "inputSchema", "name", "required", "title"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -7119,58 +6804,58 @@ func v205(x any, st *validation) {
 }
 
 // v206 validates schemas/tools/runlens_capabilities.output.json#/properties/operations (and every node that checks the same).
-func v206(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v206(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 13 {
-			st.fail("maxItems", "maximum is 13 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 13 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v205(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v207 validates schemas/tools/runlens_capabilities.output.json#/properties/sources/items (and every node that checks the same).
-func v207(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v207(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["kind"]; !ok {
-			st.missing("kind")
+			st.Missing("kind")
 		}
 		known := 0
 		if y, ok := x["endpoint"]; ok {
 			known++
-			st.push("endpoint")
+			st.Push("endpoint")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["kind"]; ok {
 			known++
-			st.push("kind")
+			st.Push("kind")
 			v135(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["reachable"]; ok {
 			known++
-			st.push("reachable")
+			st.Push("reachable")
 			v10(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"endpoint", "kind", "reachable"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"endpoint", "kind", "reachable"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -7178,67 +6863,67 @@ func v207(x any, st *validation) {
 }
 
 // v208 validates schemas/tools/runlens_capabilities.output.json#/properties/sources (and every node that checks the same).
-func v208(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v208(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 4 {
-			st.fail("maxItems", "maximum is 4 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 4 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v207(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v209 validates schemas/tools/runlens_capabilities.output.json# (and every node that checks the same).
-func v209(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v209(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["profile"]; !ok {
-			st.missing("profile")
+			st.Missing("profile")
 		}
 		if _, ok := x["operations"]; !ok {
-			st.missing("operations")
+			st.Missing("operations")
 		}
 		known := 0
 		if y, ok := x["families"]; ok {
 			known++
-			st.push("families")
+			st.Push("families")
 			v202(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["operations"]; ok {
 			known++
-			st.push("operations")
+			st.Push("operations")
 			v206(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["profile"]; ok {
 			known++
-			st.push("profile")
+			st.Push("profile")
 			v54(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["sources"]; ok {
 			known++
-			st.push("sources")
+			st.Push("sources")
 			v208(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"families", "operations", "profile", "sources"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"families", "operations", "profile", "sources"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -7246,63 +6931,63 @@ func v209(x any, st *validation) {
 }
 
 // v210 validates schemas/tools/search_docs.input.json#/properties/query (and every node that checks the same).
-func v210(x any, st *validation) {
-	if !(isType(x, "string")) {
-		st.typeError(x, []string{"string"})
+func v210(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "string")) {
+		st.TypeError(x, []string{"string"})
 		return
 	}
 	switch x := x.(type) {
 	case string:
 		n := utf8.RuneCountInString(x)
 		if n > 500 {
-			st.fail("maxLength", "maximum length is 500 characters, got "+strconv.Itoa(n))
+			st.Fail("maxLength", "maximum length is 500 characters, got "+strconv.Itoa(n))
 		}
 		if !pattern(13).MatchString(x) {
-			st.patternError("\\S")
+			st.PatternError("\\S")
 		}
 	}
 }
 
 // v211 validates schemas/tools/search_docs.input.json# (and every node that checks the same).
-func v211(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v211(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["query"]; !ok {
-			st.missing("query")
+			st.Missing("query")
 		}
 		known := 0
 		if y, ok := x["cursor"]; ok {
 			known++
-			st.push("cursor")
+			st.Push("cursor")
 			v1(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["detail"]; ok {
 			known++
-			st.push("detail")
+			st.Push("detail")
 			v71(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["limit"]; ok {
 			known++
-			st.push("limit")
+			st.Push("limit")
 			v72(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["query"]; ok {
 			known++
-			st.push("query")
+			st.Push("query")
 			v210(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"cursor", "detail", "limit", "query"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"cursor", "detail", "limit", "query"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -7310,66 +6995,66 @@ func v211(x any, st *validation) {
 }
 
 // v212 validates schemas/tools/search_docs.output.json#/properties/matches/items (and every node that checks the same).
-func v212(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v212(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["slug"]; !ok {
-			st.missing("slug")
+			st.Missing("slug")
 		}
 		if _, ok := x["title"]; !ok {
-			st.missing("title")
+			st.Missing("title")
 		}
 		if _, ok := x["snippet"]; !ok {
-			st.missing("snippet")
+			st.Missing("snippet")
 		}
 		if _, ok := x["score"]; !ok {
-			st.missing("score")
+			st.Missing("score")
 		}
 		known := 0
 		if y, ok := x["matchedTerms"]; ok {
 			known++
-			st.push("matchedTerms")
+			st.Push("matchedTerms")
 			v203(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["score"]; ok {
 			known++
-			st.push("score")
+			st.Push("score")
 			v79(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["section"]; ok {
 			known++
-			st.push("section")
+			st.Push("section")
 			v33(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["slug"]; ok {
 			known++
-			st.push("slug")
+			st.Push("slug")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["snippet"]; ok {
 			known++
-			st.push("snippet")
+			st.Push("snippet")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["title"]; ok {
 			known++
-			st.push("title")
+			st.Push("title")
 			v110(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"matchedTerms", "score", "section", "slug", "snippet", "title"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"matchedTerms", "score", "section", "slug", "snippet", "title"}) {
+					st.Unexpected(k)
 				}
 			}
 		}
@@ -7377,67 +7062,67 @@ func v212(x any, st *validation) {
 }
 
 // v213 validates schemas/tools/search_docs.output.json#/properties/matches (and every node that checks the same).
-func v213(x any, st *validation) {
-	if !(isType(x, "array")) {
-		st.typeError(x, []string{"array"})
+func v213(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "array")) {
+		st.TypeError(x, []string{"array"})
 		return
 	}
 	switch x := x.(type) {
 	case []any:
 		if len(x) > 20 {
-			st.fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
+			st.Fail("maxItems", "maximum is 20 items, got "+strconv.Itoa(len(x)))
 		}
 		for i, y := range x {
-			st.pushIndex(i)
+			st.PushIndex(i)
 			v212(y, st)
-			st.pop()
+			st.Pop()
 		}
 	}
 }
 
 // v214 validates schemas/tools/search_docs.output.json# (and every node that checks the same).
-func v214(x any, st *validation) {
-	if !(isType(x, "object")) {
-		st.typeError(x, []string{"object"})
+func v214(x any, st *jsonvalid.State) {
+	if !(jsonvalid.IsType(x, "object")) {
+		st.TypeError(x, []string{"object"})
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		if _, ok := x["count"]; !ok {
-			st.missing("count")
+			st.Missing("count")
 		}
 		if _, ok := x["page"]; !ok {
-			st.missing("page")
+			st.Missing("page")
 		}
 		known := 0
 		if y, ok := x["count"]; ok {
 			known++
-			st.push("count")
+			st.Push("count")
 			v73(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["matches"]; ok {
 			known++
-			st.push("matches")
+			st.Push("matches")
 			v213(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["page"]; ok {
 			known++
-			st.push("page")
+			st.Push("page")
 			v83(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if y, ok := x["unmatchedTerms"]; ok {
 			known++
-			st.push("unmatchedTerms")
+			st.Push("unmatchedTerms")
 			v203(y, st)
-			st.pop()
+			st.Pop()
 		}
 		if len(x) > known {
-			for _, k := range sortedKeys(x) {
-				if !isOneOf(k, []string{"count", "matches", "page", "unmatchedTerms"}) {
-					st.unexpected(k)
+			for _, k := range jsonvalid.SortedKeys(x) {
+				if !jsonvalid.IsOneOf(k, []string{"count", "matches", "page", "unmatchedTerms"}) {
+					st.Unexpected(k)
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -124,6 +125,9 @@ func TestGeneratedFilesStartWithTheStandardHeader(t *testing.T) {
 	}
 }
 
+// TestGenImportsOnlyTheStandardLibraryAndItsSchemasRuntime keeps gen/ free of product code:
+// besides the standard library it may import the schemas runtime (the embedded files and the
+// version gate) and the validators' runtime, which imports the standard library alone.
 func TestGenImportsOnlyTheStandardLibraryAndItsSchemasRuntime(t *testing.T) {
 	out, _, err := Generate(os.DirFS("../../schemas"), "schemas")
 	if err != nil {
@@ -136,8 +140,23 @@ func TestGenImportsOnlyTheStandardLibraryAndItsSchemasRuntime(t *testing.T) {
 		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.Contains(strings.SplitN(p, "/", 2)[0], ".") && p != schemasPkg {
+			if strings.Contains(strings.SplitN(p, "/", 2)[0], ".") && p != schemasPkg && p != validatorRuntimePkg {
 				t.Errorf("%s imports %s", name, p)
+			}
+		}
+	}
+	files, err := filepath.Glob("../jsonvalid/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the validators' runtime: %v (%d files)", err, len(files))
+	}
+	for _, name := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatalf("parse %s: %v", name, err)
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+				t.Errorf("%s imports %s; the validators' runtime imports the standard library alone", name, p)
 			}
 		}
 	}

@@ -68,21 +68,21 @@ func (vp *vprogram) compile(at Location, v any) string {
 	switch b := v.(type) {
 	case bool:
 		if b {
-			return "validAny"
+			return "jsonvalid.Any"
 		}
-		return "validNone"
+		return "jsonvalid.None"
 	case map[string]any:
 		if ref, ok := b["$ref"].(string); ok {
 			target, tv, err := vp.src.resolveRef(at.Child("$ref"), ref)
 			if err != nil {
 				vp.p.addErr(at.Child("$ref"), err)
-				return "validAny"
+				return "jsonvalid.Any"
 			}
 			return vp.compile(target, tv)
 		}
 	default:
 		vp.p.add(at, "a schema must be a JSON object or a boolean")
-		return "validAny"
+		return "jsonvalid.Any"
 	}
 	if n, ok := vp.byLoc[at]; ok {
 		return n.name
@@ -151,7 +151,7 @@ func (vp *vprogram) typeCheck(b *strings.Builder, at Location, m map[string]any)
 	for _, t := range types {
 		switch t {
 		case "null", "boolean", "number", "integer", "string", "array", "object":
-			conds = append(conds, fmt.Sprintf("isType(x, %q)", t))
+			conds = append(conds, fmt.Sprintf("jsonvalid.IsType(x, %q)", t))
 		default:
 			vp.p.add(at.Child("type"), "unknown type %q", t)
 		}
@@ -159,7 +159,7 @@ func (vp *vprogram) typeCheck(b *strings.Builder, at Location, m map[string]any)
 	if _, isList := raw.([]any); isList && len(types) == 0 {
 		vp.p.add(at.Child("type"), "an empty type list admits nothing")
 	}
-	fmt.Fprintf(b, "if !(%s) {\nst.typeError(x, %s)\nreturn\n}\n", strings.Join(conds, " || "), goStrings(types))
+	fmt.Fprintf(b, "if !(%s) {\nst.TypeError(x, %s)\nreturn\n}\n", strings.Join(conds, " || "), goStrings(types))
 }
 
 // valueCheck renders const or enum: a mismatch is the node's only violation.
@@ -196,7 +196,7 @@ func (vp *vprogram) valueCheck(b *strings.Builder, at Location, m map[string]any
 	if key == "const" {
 		msg = "must be " + shown[0]
 	}
-	fmt.Fprintf(b, "if !(%s) {\nst.valueError(x, %q, %q, %s)\nreturn\n}\n", strings.Join(conds, " || "), key, msg, goStrings(want))
+	fmt.Fprintf(b, "if !(%s) {\nst.ValueError(x, %q, %q, %s)\nreturn\n}\n", strings.Join(conds, " || "), key, msg, goStrings(want))
 }
 
 // equalsExpr renders a comparison of x with a scalar JSON value.
@@ -209,7 +209,7 @@ func equalsExpr(v any) (string, bool) {
 	case nil:
 		return "x == nil", true
 	case json.Number:
-		return fmt.Sprintf("numberEquals(x, %s)", boundLit(v)), true
+		return fmt.Sprintf("jsonvalid.NumberEquals(x, %s)", boundLit(v)), true
 	}
 	return "", false
 }
@@ -238,7 +238,7 @@ func (vp *vprogram) objectChecks(b *strings.Builder, at Location, m map[string]a
 				vp.p.add(at.Child("required", itoa(i)), "required must list property names")
 				continue
 			}
-			fmt.Fprintf(b, "if _, ok := x[%q]; !ok {\nst.missing(%q)\n}\n", name, name)
+			fmt.Fprintf(b, "if _, ok := x[%q]; !ok {\nst.Missing(%q)\n}\n", name, name)
 		}
 		if list == nil {
 			vp.p.add(at.Child("required"), "required must be a list of property names")
@@ -257,8 +257,8 @@ func (vp *vprogram) objectChecks(b *strings.Builder, at Location, m map[string]a
 		if closed {
 			b.WriteString("known++\n")
 		}
-		if fn != "validAny" {
-			fmt.Fprintf(b, "st.push(%q)\n%s(y, st)\nst.pop()\n", name, fn)
+		if fn != "jsonvalid.Any" {
+			fmt.Fprintf(b, "st.Push(%q)\n%s(y, st)\nst.Pop()\n", name, fn)
 		}
 		b.WriteString("}\n")
 	}
@@ -271,7 +271,7 @@ func (vp *vprogram) objectChecks(b *strings.Builder, at Location, m map[string]a
 // additional renders additionalProperties: false (every undeclared property is a violation)
 // or a schema (every undeclared property is checked against it), in key order.
 func (vp *vprogram) additional(b *strings.Builder, at Location, ap any, names []string, closed bool) {
-	undeclared := "if !isOneOf(k, " + goStrings(names) + ") {\n"
+	undeclared := "if !jsonvalid.IsOneOf(k, " + goStrings(names) + ") {\n"
 	if len(names) == 0 {
 		undeclared = "{\n"
 	}
@@ -280,11 +280,11 @@ func (vp *vprogram) additional(b *strings.Builder, at Location, ap any, names []
 		if len(names) > 0 {
 			known = "known"
 		}
-		fmt.Fprintf(b, "if len(x) > %s {\nfor _, k := range sortedKeys(x) {\n%sst.unexpected(k)\n}\n}\n}\n", known, undeclared)
+		fmt.Fprintf(b, "if len(x) > %s {\nfor _, k := range jsonvalid.SortedKeys(x) {\n%sst.Unexpected(k)\n}\n}\n}\n", known, undeclared)
 		return
 	}
 	fn := vp.compile(at.Child("additionalProperties"), ap)
-	fmt.Fprintf(b, "for _, k := range sortedKeys(x) {\n%sst.push(k)\n%s(x[k], st)\nst.pop()\n}\n}\n", undeclared, fn)
+	fmt.Fprintf(b, "for _, k := range jsonvalid.SortedKeys(x) {\n%sst.Push(k)\n%s(x[k], st)\nst.Pop()\n}\n}\n", undeclared, fn)
 }
 
 // arrayChecks renders the array keywords; false when there are none.
@@ -295,8 +295,8 @@ func (vp *vprogram) arrayChecks(b *strings.Builder, at Location, m map[string]an
 	if items, ok := m["items"]; ok {
 		if _, isList := items.([]any); isList {
 			vp.p.add(at.Child("items"), "items must be one schema")
-		} else if fn := vp.compile(at.Child("items"), items); fn != "validAny" {
-			fmt.Fprintf(b, "for i, y := range x {\nst.pushIndex(i)\n%s(y, st)\nst.pop()\n}\n", fn)
+		} else if fn := vp.compile(at.Child("items"), items); fn != "jsonvalid.Any" {
+			fmt.Fprintf(b, "for i, y := range x {\nst.PushIndex(i)\n%s(y, st)\nst.Pop()\n}\n", fn)
 		}
 	}
 	return b.Len() > n0
@@ -325,7 +325,7 @@ func (vp *vprogram) stringChecks(b *strings.Builder, at Location, m map[string]a
 				vp.patIndex[re] = i
 				vp.patterns = append(vp.patterns, re)
 			}
-			fmt.Fprintf(b, "if !pattern(%d).MatchString(x) {\nst.patternError(%q)\n}\n", i, p)
+			fmt.Fprintf(b, "if !pattern(%d).MatchString(x) {\nst.PatternError(%q)\n}\n", i, p)
 		}
 	}
 	return b.Len() > n0
@@ -345,14 +345,14 @@ func (vp *vprogram) numberChecks(b *strings.Builder, at Location, m map[string]a
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(b, "if compareNumber(x, %s) %s {\nst.numberError(x, %q, %q)\n}\n", boundLit(n), c.cond, c.key, fmt.Sprintf(c.msg, ratText(n)))
+		fmt.Fprintf(b, "if jsonvalid.CompareNumber(x, %s) %s {\nst.NumberError(x, %q, %q)\n}\n", boundLit(n), c.cond, c.key, fmt.Sprintf(c.msg, ratText(n)))
 	}
 	if n, ok := vp.number(at, m, "multipleOf"); ok {
 		r, _ := new(big.Rat).SetString(string(n))
 		if r.Sign() <= 0 {
 			vp.p.add(at.Child("multipleOf"), "multipleOf must be greater than 0")
 		} else {
-			fmt.Fprintf(b, "if !isMultipleOf(x, %q) {\nst.numberError(x, \"multipleOf\", %q)\n}\n", string(n), "must be a multiple of "+ratText(n)+", got ")
+			fmt.Fprintf(b, "if !jsonvalid.IsMultipleOf(x, %q) {\nst.NumberError(x, \"multipleOf\", %q)\n}\n", string(n), "must be a multiple of "+ratText(n)+", got ")
 		}
 	}
 	return b.Len() > n0
@@ -388,13 +388,13 @@ func (vp *vprogram) countCheck(b *strings.Builder, at Location, m map[string]any
 	if strings.HasPrefix(cond, "n ") {
 		count = "n"
 	}
-	fmt.Fprintf(b, "if "+cond+" {\nst.fail(%q, %q+strconv.Itoa(%s))\n}\n", strconv.Itoa(v), key, fmt.Sprintf(msg, strconv.Itoa(v)), count)
+	fmt.Fprintf(b, "if "+cond+" {\nst.Fail(%q, %q+strconv.Itoa(%s))\n}\n", strconv.Itoa(v), key, fmt.Sprintf(msg, strconv.Itoa(v)), count)
 }
 
 // applicators renders not, allOf, anyOf and oneOf.
 func (vp *vprogram) applicators(b *strings.Builder, at Location, m map[string]any) {
 	if sub, ok := m["not"]; ok {
-		fmt.Fprintf(b, "if st.passes(x, %s) {\nst.fail(\"not\", \"must not match the excluded shape\")\n}\n", vp.compile(at.Child("not"), sub))
+		fmt.Fprintf(b, "if st.Passes(x, %s) {\nst.Fail(\"not\", \"must not match the excluded shape\")\n}\n", vp.compile(at.Child("not"), sub))
 	}
 	for _, key := range []string{"allOf", "anyOf", "oneOf"} {
 		raw, ok := m[key]
@@ -410,11 +410,11 @@ func (vp *vprogram) applicators(b *strings.Builder, at Location, m map[string]an
 		for i, sub := range list {
 			fns[i] = vp.compile(at.Child(key, itoa(i)), sub)
 		}
-		fmt.Fprintf(b, "st.%s(x, %s)\n", key, strings.Join(fns, ", "))
+		fmt.Fprintf(b, "st.%s(x, %s)\n", strings.ToUpper(key[:1])+key[1:], strings.Join(fns, ", "))
 	}
 }
 
-// boundLit renders a schema number as a numberBound literal.
+// boundLit renders a schema number as a jsonvalid.Bound literal.
 func boundLit(n json.Number) string {
 	f, _ := strconv.ParseFloat(string(n), 64) // a number the schema checks decoded; ±Inf only beyond 1e308
 	if math.IsInf(f, 0) {
@@ -422,9 +422,9 @@ func boundLit(n json.Number) string {
 	}
 	float := strconv.FormatFloat(f, 'g', -1, 64)
 	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-		return fmt.Sprintf("numberBound{text: %q, float: %s, integer: %d, isInteger: true}", string(n), float, i)
+		return fmt.Sprintf("jsonvalid.Bound{Text: %q, Float: %s, Integer: %d, IsInteger: true}", string(n), float, i)
 	}
-	return fmt.Sprintf("numberBound{text: %q, float: %s}", string(n), float)
+	return fmt.Sprintf("jsonvalid.Bound{Text: %q, Float: %s}", string(n), float)
 }
 
 // ratText renders a schema number in a message: exactly when it is an integer, as a short
@@ -460,23 +460,23 @@ func (m *Model) renderValidators() ([]byte, error) {
 	var b strings.Builder
 	b.WriteString(header(m.src.Root + "/tools, defs and configuration schemas (what " + m.src.Root + "/" + BundledFolder + " publishes)"))
 	b.WriteString(validatorRuntime)
-	b.WriteString("\n// validatorFor returns the root function of the published schema at path.\nfunc validatorFor(path string) func(any, *validation) {\nswitch path {\n")
+	b.WriteString("\n// validatorFor returns the root function of the published schema at path.\nfunc validatorFor(path string) func(any, *jsonvalid.State) {\nswitch path {\n")
 	paths := sortedKeys(roots)
 	for _, p := range paths {
 		fmt.Fprintf(&b, "case %q:\nreturn %s\n", p, roots[p])
 	}
 	b.WriteString("}\nreturn nil\n}\n")
 	if len(vp.patterns) > 0 {
-		b.WriteString("\n// patterns are the schemas' patterns rewritten for RE2 with their ECMA-262 meaning, each\n// compiled on first use.\nvar patterns = [...]lazyPattern{\n")
+		b.WriteString("\n// patterns are the schemas' patterns rewritten for RE2 with their ECMA-262 meaning, each\n// compiled on first use.\nvar patterns = [...]jsonvalid.LazyPattern{\n")
 		for _, p := range vp.patterns {
-			fmt.Fprintf(&b, "{expr: %q},\n", p)
+			fmt.Fprintf(&b, "{Expr: %q},\n", p)
 		}
-		b.WriteString("}\n\n// pattern returns compiled pattern i.\nfunc pattern(i int) *regexp.Regexp { return patterns[i].get() }\n")
+		b.WriteString("}\n\n// pattern returns compiled pattern i.\nfunc pattern(i int) *regexp.Regexp { return patterns[i].Get() }\n")
 	} else {
 		b.WriteString("\n// pattern is unused: no schema has a pattern.\nfunc pattern(int) *regexp.Regexp { return nil }\n")
 	}
 	for _, n := range vp.nodes {
-		fmt.Fprintf(&b, "\n// %s validates %s (and every node that checks the same).\nfunc %s(x any, st *validation) {\n%s}\n", n.name, n.at, n.name, n.body)
+		fmt.Fprintf(&b, "\n// %s validates %s (and every node that checks the same).\nfunc %s(x any, st *jsonvalid.State) {\n%s}\n", n.name, n.at, n.name, n.body)
 	}
 	return gofmt("validate_gen.go", []byte(b.String()))
 }
