@@ -66,9 +66,18 @@ def detach(run):
     """Fork a child that leaves the command's process group and its output, as a daemon does,
     and runs run() after this process has exited."""
     parent = os.getpid()
+    # The parent returns (and exits) only once the child has left the process group: a
+    # command's group is stopped when the command ends, and a child still in it would go too.
+    r, w = os.pipe()
     if os.fork() > 0:
+        os.close(w)
+        os.read(r, 1)
+        os.close(r)
         return
+    os.close(r)
     os.setsid()
+    os.write(w, b"x")
+    os.close(w)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
