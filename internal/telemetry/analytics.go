@@ -7,35 +7,61 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
-// PickLastJob chooses, from jobs ordered newest first by idx, the newest matching q and the
-// previous execution of the same job name; with none matching, it names the known jobs.
-func PickLastJob(jobs []JobResult, idx []int, q JobQuery, maxHints int) JobResult {
-	for n, i := range idx {
-		j := jobs[i]
-		if (q.JobID != "" && j.JobID != q.JobID) || (q.JobName != "" && j.JobName != q.JobName) {
+// JobFactsOf finds the facts of a last-job question among spans (docs/semantics.md R11): of
+// the job executions ordered newest first (by start, at the precision the source keeps, then
+// span id; executions that tie, copies of a span, in the spans' order), the newest matching q
+// and the one before it of the same job name; with none matching, the job names seen. It is
+// the reference every backend's JobFacts are held to.
+func JobFactsOf(conv *conventions.Conventions, spans []SpanRow, q JobQuery) JobFacts {
+	type execution struct {
+		span *SpanRow
+		job  JobResult
+	}
+	var jobs []execution
+	for i := range spans {
+		if j, ok := JobFromSpan(conv, &spans[i]); ok {
+			jobs = append(jobs, execution{&spans[i], j})
+		}
+	}
+	slices.SortStableFunc(jobs, func(a, b execution) int {
+		return cmp.Or(cmp.Compare(b.span.StartNs, a.span.StartNs), cmp.Compare(a.span.SpanID, b.span.SpanID))
+	})
+	var f JobFacts
+	for n, x := range jobs {
+		if (q.JobID != "" && x.job.JobID != q.JobID) || (q.JobName != "" && x.job.JobName != q.JobName) {
 			continue
 		}
-		for _, p := range idx[n+1:] {
-			if jobs[p].JobName == j.JobName {
-				j.Previous, j.PreviousStartMs = jobs[p].Status, jobs[p].StartMs
+		f.Newest = x.span
+		for _, p := range jobs[n+1:] {
+			if p.job.JobName == x.job.JobName {
+				f.HasPrevious, f.PreviousStatus, f.PreviousStartMs = true, p.job.Status, p.job.StartMs
 				break
 			}
 		}
+		return f
+	}
+	for _, x := range jobs {
+		f.Names = append(f.Names, x.job.JobName)
+	}
+	return f
+}
+
+// Result assembles the last-job answer from its facts: the newest matching execution read by
+// JobFromSpan with the status and start of the one before it; with none, when q filters by
+// job, the job names seen (sorted, at most maxHints).
+func (f JobFacts) Result(conv *conventions.Conventions, q JobQuery, maxHints int) JobResult {
+	if f.Newest != nil {
+		j, _ := JobFromSpan(conv, f.Newest)
+		if f.HasPrevious {
+			j.Previous, j.PreviousStartMs = f.PreviousStatus, f.PreviousStartMs
+		}
 		return j
 	}
-	res := JobResult{}
+	var res JobResult
 	if q.JobID != "" || q.JobName != "" {
-		seen := map[string]bool{}
-		for _, i := range idx {
-			if n := jobs[i].JobName; !seen[n] {
-				seen[n] = true
-				res.KnownJobs = append(res.KnownJobs, n)
-			}
-		}
-		slices.Sort(res.KnownJobs)
-		if len(res.KnownJobs) > maxHints {
-			res.KnownJobs = res.KnownJobs[:maxHints]
-		}
+		names := slices.Clone(f.Names)
+		slices.Sort(names)
+		res.KnownJobs = BoundedSorted(slices.Compact(names), maxHints)
 	}
 	return res
 }

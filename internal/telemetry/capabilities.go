@@ -44,7 +44,9 @@ type (
 	ActivityCounter interface {
 		CountActivity(ctx context.Context, q StatusQuery, ask Ask) (a Activity, handled bool, err error)
 	}
-	// RunLister answers Runs.
+	// RunLister supplies a page of the run index: the window's runs after the query's filters
+	// in SortRuns' order from its offset, and how many there are. The engine adds, for a
+	// service filter that found none, where that service's runs entered (R12).
 	RunLister interface {
 		ListRuns(ctx context.Context, q RunsQuery, ask Ask) (p RunPage, handled bool, err error)
 	}
@@ -57,9 +59,10 @@ type (
 	OccurrenceIndexer interface {
 		IndexOccurrences(ctx context.Context, q ErrorsQuery, ask Ask) (idx OccurrenceIndex, handled bool, err error)
 	}
-	// JobFinder answers LastJob.
-	JobFinder interface {
-		FindLastJob(ctx context.Context, q JobQuery, ask Ask) (j JobResult, handled bool, err error)
+	// JobIndexer supplies the JobFacts of a last-job question; the engine assembles the
+	// answer from them (JobFacts.Result).
+	JobIndexer interface {
+		IndexJobs(ctx context.Context, q JobQuery, ask Ask) (f JobFacts, handled bool, err error)
 	}
 	// DurationIndexer supplies the duration facts of a service's samples (Durations): exact,
 	// or merged from sketches whose error bound it states. The engine assembles performance

@@ -203,6 +203,21 @@ type JobResult struct {
 	KnownJobs []string
 }
 
+// JobFacts are what a last-job answer is assembled from (JobFacts.Result).
+type JobFacts struct {
+	// Newest is the span of the newest job execution matching the question (with attributes
+	// and events), nil when none does.
+	Newest *SpanRow
+	// HasPrevious says whether an execution of the same job name came before it, and
+	// PreviousStatus and PreviousStartMs what it ended with and when it started.
+	HasPrevious     bool
+	PreviousStatus  string
+	PreviousStartMs int64
+	// Names are the job names seen in the window, when none matches (any order, repeats
+	// allowed; at least the first MaxHints by name).
+	Names []string
+}
+
 // Performance is analyze_service_performance's data.
 type Performance struct {
 	Service     string

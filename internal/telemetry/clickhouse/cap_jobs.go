@@ -23,16 +23,16 @@ func (b *Backend) jobWhere(s *sqlText, q telemetry.JobQuery, conv *conventions.C
 // startNs is the span start in Unix ns, the order LastJob uses (then span id).
 const startNs = "toUnixTimestamp64Nano(Timestamp)"
 
-// FindLastJob implements telemetry.JobFinder: ClickHouse finds the newest matching job span
-// and the status of the same job's execution before it (both orderings as PickLastJob's); the
-// one span found is then read whole, so its error message comes from the engine's rules.
-func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, ask telemetry.Ask) (telemetry.JobResult, bool, error) {
+// IndexJobs implements telemetry.JobIndexer: ClickHouse finds the newest matching job span
+// and the status of the same job's execution before it (both in telemetry.JobFactsOf's
+// order); the one span found is then read whole, so the engine reads it by its rules.
+func (b *Backend) IndexJobs(ctx context.Context, q telemetry.JobQuery, ask telemetry.Ask) (telemetry.JobFacts, bool, error) {
 	conv := ask.Conv
 	if len(conv.JobKeys.IDKeys) == 0 {
-		return telemetry.JobResult{}, true, nil
+		return telemetry.JobFacts{}, true, nil
 	}
 	if err := b.ready(ctx); err != nil {
-		return telemetry.JobResult{}, false, err
+		return telemetry.JobFacts{}, false, err
 	}
 	s := &sqlText{}
 	s.w("SELECT TraceId, SpanId, ", jobNameExpr(s, conv, "SpanAttributes"), " AS name, ", startNs, " AS ns")
@@ -51,29 +51,29 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, ask tel
 		found = true
 		return rows.Scan(&trace, &span, &name, &ns)
 	}); err != nil {
-		return telemetry.JobResult{}, false, err
+		return telemetry.JobFacts{}, false, err
 	}
 	if !found {
 		if q.JobID == "" && q.JobName == "" {
-			return telemetry.JobResult{}, true, nil
+			return telemetry.JobFacts{}, true, nil
 		}
 		known, err := b.jobNames(ctx, q, conv, ask.Limits.MaxHints)
-		return telemetry.JobResult{KnownJobs: known}, err == nil, err
+		return telemetry.JobFacts{Names: known}, err == nil, err
 	}
 	batch, err := b.ScanSpans(ctx, telemetry.SpanScan{TraceIDs: []string{trace}, Window: q.Window,
 		Fields: telemetry.FieldAttributes | telemetry.FieldEvents, Limit: ask.Limits.MaxRunSpans})
 	if err != nil {
-		return telemetry.JobResult{}, false, err
+		return telemetry.JobFacts{}, false, err
 	}
-	var res telemetry.JobResult
+	var f telemetry.JobFacts
 	for i := range batch.Spans {
 		if batch.Spans[i].SpanID == span {
-			res, found = telemetry.JobFromSpan(conv, &batch.Spans[i])
+			f.Newest = &batch.Spans[i]
 			break
 		}
 	}
-	if !found {
-		return telemetry.JobResult{}, false, nil // the span left the window meanwhile: let the engine scan
+	if f.Newest == nil {
+		return telemetry.JobFacts{}, false, nil // the span left the window meanwhile: let the engine scan
 	}
 	p := &sqlText{}
 	p.w("SELECT ", jobStatusExpr(p, conv, "SpanAttributes"), ", intDiv(", startNs, ", 1000000)")
@@ -82,9 +82,10 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, ask tel
 		" AND (", startNs, " < ", p.i64(ns), " OR (", startNs, " = ", p.i64(ns), " AND SpanId > ", p.str(span), "))",
 		" ORDER BY ", startNs, " DESC, SpanId ASC LIMIT 1")
 	_, err = b.r.query(ctx, p, 1, func(rows driver.Rows) error {
-		return rows.Scan(&res.Previous, &res.PreviousStartMs)
+		f.HasPrevious = true
+		return rows.Scan(&f.PreviousStatus, &f.PreviousStartMs)
 	})
-	return res, err == nil, err
+	return f, err == nil, err
 }
 
 // jobNames are the job names seen in the window (bounded, sorted), for a filter that matched

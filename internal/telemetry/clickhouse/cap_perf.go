@@ -13,7 +13,7 @@ import (
 var (
 	_ telemetry.DurationIndexer = (*Backend)(nil)
 	_ telemetry.DBIndexer       = (*Backend)(nil)
-	_ telemetry.JobFinder       = (*Backend)(nil)
+	_ telemetry.JobIndexer      = (*Backend)(nil)
 )
 
 // percentiles is the nearest-rank p50, p95 and p99 of Duration (see nearestRank).

@@ -1,49 +1,39 @@
 package engine
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/runlens/runlens/internal/telemetry"
 )
 
 // LastJob implements Source: the newest job execution in the window matching the filters, and
-// the status of the same job's execution before it.
+// the status of the same job's execution before it, assembled from their facts.
 func (e *Engine) LastJob(ctx context.Context, q telemetry.JobQuery) (telemetry.JobResult, error) {
-	if c, ok := capability[telemetry.JobFinder](e); ok {
-		j, handled, err := c.FindLastJob(ctx, q, e.Ask())
-		if err != nil || handled {
-			return j, err
-		}
-	}
-	if len(e.conv.JobKeys.IDKeys) == 0 {
-		return telemetry.JobResult{}, nil
-	}
-	b, err := e.scanSpans(ctx, telemetry.SpanScan{Window: q.Window, Service: q.Service, AttrKeys: e.conv.JobKeys.IDKeys, Fields: telemetry.FieldAttributes | telemetry.FieldEvents})
+	f, err := e.JobFacts(ctx, q)
 	if err != nil {
 		return telemetry.JobResult{}, err
 	}
-	jobs := make([]telemetry.JobResult, 0, len(b.Spans))
-	spanIDs := make([]string, 0, len(b.Spans))
-	starts := make([]int64, 0, len(b.Spans))
-	for i := range b.Spans {
-		if j, ok := telemetry.JobFromSpan(e.conv, &b.Spans[i]); ok {
-			jobs = append(jobs, j)
-			spanIDs, starts = append(spanIDs, b.Spans[i].SpanID), append(starts, b.Spans[i].StartNs)
+	return f.Result(e.conv, q, e.limits.MaxHints), nil
+}
+
+// JobFacts are the facts of a last-job question: the backend's (JobIndexer) when it answers,
+// else found in a scan of the window's job spans — the reference every backend's facts are
+// held to.
+func (e *Engine) JobFacts(ctx context.Context, q telemetry.JobQuery) (telemetry.JobFacts, error) {
+	if c, ok := capability[telemetry.JobIndexer](e); ok {
+		f, handled, err := c.IndexJobs(ctx, q, e.Ask())
+		if err != nil || handled {
+			return f, err
 		}
 	}
-	idx := make([]int, len(jobs))
-	for i := range idx {
-		idx[i] = i
+	if len(e.conv.JobKeys.IDKeys) == 0 {
+		return telemetry.JobFacts{}, nil
 	}
-	// Newest start first, at the precision the source keeps (a job run faster than a
-	// millisecond after another is still the later one), then span id. Stable: executions
-	// that tie (duplicates of a span) keep the order of the scan.
-	slices.SortStableFunc(idx, func(a, b int) int {
-		return cmp.Or(cmp.Compare(starts[b], starts[a]), cmp.Compare(spanIDs[a], spanIDs[b]))
-	})
-	return telemetry.PickLastJob(jobs, idx, q, e.limits.MaxHints), nil
+	b, err := e.scanSpans(ctx, telemetry.SpanScan{Window: q.Window, Service: q.Service, AttrKeys: e.conv.JobKeys.IDKeys, Fields: telemetry.FieldAttributes | telemetry.FieldEvents})
+	if err != nil {
+		return telemetry.JobFacts{}, err
+	}
+	return telemetry.JobFactsOf(e.conv, b.Spans, q), nil
 }
 
 // ServicePerformance implements Source: latency and errors over the service's entry spans

@@ -17,11 +17,14 @@ import (
 // status, domains, jobs, error occurrences and their grouping, entry spans, database
 // operations, percentiles — written once, so they cannot drift between sources.
 //
-// A backend that can aggregate server-side declares it by implementing one of the capability
-// interfaces (ActivityCounter, …); the engine asks it first and computes the answer from
-// scans when the backend declines (answers handled=false, e.g. because its precomputed columns
-// were derived with other conventions). Both ways give the same answer: the conformance suite
-// (package telemetrytest) holds every backend to it.
+// A backend that can aggregate server-side declares it by implementing capability interfaces
+// (ActivityCounter, OccurrenceIndexer, DurationIndexer, DBIndexer, JobIndexer, RunLister,
+// RunResolver): each supplies a fact — tallies, an occurrence index, duration or database
+// facts, a job execution, a page of runs — and the engine assembles every answer from facts,
+// once. It computes the same facts from scans when the backend declines (answers
+// handled=false, e.g. because its precomputed columns were derived with other conventions).
+// Both ways give the same facts and answers: the conformance suite (package telemetrytest)
+// holds every backend to both.
 type Engine struct {
 	b      telemetry.Backend
 	conv   *conventions.Conventions

@@ -10,13 +10,13 @@ import (
 	"github.com/runlens/runlens/internal/telemetry/conventions"
 )
 
-// FindLastJob implements telemetry.JobFinder: the first job span in LastJob's order (start
+// IndexJobs implements telemetry.JobIndexer: the first job span in LastJob's order (start
 // descending, then span id, ties in scan order) matching the query, and the next one after it
 // with the same job name, each found with an index seek for the newest start and a look at the
-// spans starting at that instant; both are read with JobFromSpan.
-func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, ask telemetry.Ask) (telemetry.JobResult, bool, error) {
+// spans starting at that instant (read with JobFromSpan for its name and status).
+func (b *Backend) IndexJobs(ctx context.Context, q telemetry.JobQuery, ask telemetry.Ask) (telemetry.JobFacts, bool, error) {
 	conv := ask.Conv
-	var res telemetry.JobResult
+	var res telemetry.JobFacts
 	handled, err := b.snapshot(ctx, conv, func(tx *sql.Tx) error {
 		var err error
 		res, err = lastJob(ctx, tx, q, conv, ask.Limits.MaxHints)
@@ -25,9 +25,9 @@ func (b *Backend) FindLastJob(ctx context.Context, q telemetry.JobQuery, ask tel
 	return res, handled, err
 }
 
-func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conventions.Conventions, hints int) (telemetry.JobResult, error) {
+func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conventions.Conventions, hints int) (telemetry.JobFacts, error) {
 	if len(conv.JobKeys.IDKeys) == 0 {
-		return telemetry.JobResult{}, nil
+		return telemetry.JobFacts{}, nil
 	}
 	// jobs selects the job spans starting in [lo, hi) ns of the query's service, of name when
 	// set, of the query's job id when byID: one time range, so it drives the index.
@@ -49,17 +49,17 @@ func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conven
 	lo, hi := q.Window.StartMs*1e6, q.Window.EndMs*1e6
 	found, pos, ok, err := firstJob(ctx, tx, jobs(q.JobName, true), lo, hi)
 	if err != nil {
-		return telemetry.JobResult{}, err
+		return telemetry.JobFacts{}, err
 	}
 	if !ok {
-		res := telemetry.JobResult{}
+		res := telemetry.JobFacts{}
 		if q.JobID != "" || q.JobName != "" {
 			f := jobs("", false)(lo, hi)
 			err := eachRow(ctx, tx, `SELECT DISTINCT JobName FROM `+TracesTable+f.where()+` ORDER BY JobName LIMIT ?`,
 				append(f.args, hints), func(scan func(...any) error) error {
 					var n string
 					err := scan(&n)
-					res.KnownJobs = append(res.KnownJobs, n)
+					res.Names = append(res.Names, n)
 					return err
 				})
 			if err != nil {
@@ -79,13 +79,14 @@ func lastJob(ctx context.Context, tx *sql.Tx, q telemetry.JobQuery, conv *conven
 		prev, _, ok, err = firstJob(ctx, tx, sameName, lo, min(hi, pos.ns))
 	}
 	if err != nil {
-		return telemetry.JobResult{}, err
+		return telemetry.JobFacts{}, err
 	}
+	f := telemetry.JobFacts{Newest: &found}
 	if ok {
 		p, _ := telemetry.JobFromSpan(conv, &prev)
-		job.Previous, job.PreviousStartMs = p.Status, p.StartMs
+		f.HasPrevious, f.PreviousStatus, f.PreviousStartMs = true, p.Status, p.StartMs
 	}
-	return job, nil
+	return f, nil
 }
 
 // spansIn builds the filter of the spans starting in [lo, hi) ns.

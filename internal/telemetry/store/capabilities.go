@@ -13,7 +13,7 @@ import (
 
 // The capabilities answer the engine's questions from the derived columns, their indexes and
 // the rollups, computing with the engine's exported functions (DurationsOf,
-// IndexOccurrences, SortRuns' order, PickLastJob, DBOperationsOf, RunFromRoot, JobFromSpan,
+// IndexOccurrences, SortRuns' order, JobFactsOf, DBOperationsOf, RunFromRoot, JobFromSpan,
 // TraceOccurrences) what SQL does not. Each must answer exactly what the engine computes from
 // the store's scans; they differ only where the engine's scans would hit its row limit: a
 // capability reads the whole window and says Scan.Limited false. A capability declines
@@ -23,7 +23,7 @@ var (
 	_ telemetry.ActivityCounter   = (*Backend)(nil)
 	_ telemetry.RunLister         = (*Backend)(nil)
 	_ telemetry.OccurrenceIndexer = (*Backend)(nil)
-	_ telemetry.JobFinder         = (*Backend)(nil)
+	_ telemetry.JobIndexer        = (*Backend)(nil)
 	_ telemetry.DurationIndexer   = (*Backend)(nil)
 	_ telemetry.DBIndexer         = (*Backend)(nil)
 	_ telemetry.RunResolver       = (*Backend)(nil)

@@ -98,7 +98,7 @@ func (src sources) capabilitiesHandle(t *testing.T, conv *conventions.Convention
 	_, handled[0], errs[0] = b.CountActivity(ctx, telemetry.StatusQuery{Window: w}, ask)
 	_, handled[1], errs[1] = b.ListRuns(ctx, telemetry.RunsQuery{Window: w}, ask)
 	_, handled[2], errs[2] = b.IndexOccurrences(ctx, telemetry.ErrorsQuery{Window: w}, ask)
-	_, handled[3], errs[3] = b.FindLastJob(ctx, telemetry.JobQuery{Window: w}, ask)
+	_, handled[3], errs[3] = b.IndexJobs(ctx, telemetry.JobQuery{Window: w}, ask)
 	_, handled[4], errs[4] = b.IndexDurations(ctx, telemetry.DurationQuery{Window: w, Service: "checkout"}, ask)
 	_, handled[5], errs[5] = b.IndexDB(ctx, telemetry.DBQuery{Window: w}, ask)
 	_, handled[6], errs[6] = b.ResolveRun(ctx, "run-1", ask)

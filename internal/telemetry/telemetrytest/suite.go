@@ -152,6 +152,7 @@ func runAll(t *testing.T, src telemetry.Source, d *fixture.Dataset) {
 				t.Fatalf("LastJob %+v: %v", q, err)
 			}
 			compare(t, fmt.Sprintf("LastJob over %s %+v", w.name, q), got, d.ExpectLastJob(q))
+			checkJobFact(t, src, q, w.name)
 		}
 		for _, svc := range []string{"checkout", "billing", "worker", telemetry.UnknownService, "no-such-service"} {
 			for _, q := range []telemetry.PerformanceQuery{
@@ -335,6 +336,53 @@ func checkDBFact(t *testing.T, src telemetry.Source, q telemetry.DBQuery, window
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), sorted, cmpopts.SortSlices(func(a, b string) bool { return a < b }),
 		cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
 		t.Errorf("fact DBOperations over %s %+v: the backend's differ from the engine's scans (-scans +backend):\n%s", window, q, diff)
+	}
+}
+
+// checkJobFact holds the facts a backend supplies through telemetry.JobIndexer to the
+// engine's scan-derived ones: the newest matching execution (as JobFromSpan reads its span),
+// the one before it, and the job names seen when none matched (the first MaxHints by name).
+func checkJobFact(t *testing.T, src telemetry.Source, q telemetry.JobQuery, window string) {
+	t.Helper()
+	e, ok := src.(*engine.Engine)
+	if !ok {
+		return
+	}
+	c, ok := e.Backend().(telemetry.JobIndexer)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	got, handled, err := c.IndexJobs(ctx, q, e.Ask())
+	if err != nil || !handled {
+		t.Fatalf("fact JobFacts over %s %+v: handled %v, %v; want the backend to answer", window, q, handled, err)
+	}
+	want, err := e.ScansOnly().JobFacts(ctx, q)
+	if err != nil {
+		t.Fatalf("fact JobFacts from scans over %s: %v", window, err)
+	}
+	type read struct {
+		Newest          *telemetry.JobResult
+		HasPrevious     bool
+		PreviousStatus  string
+		PreviousStartMs int64
+		Names           []string
+	}
+	readOf := func(f telemetry.JobFacts) read {
+		r := read{HasPrevious: f.HasPrevious, PreviousStatus: f.PreviousStatus, PreviousStartMs: f.PreviousStartMs}
+		if f.Newest != nil {
+			j, _ := telemetry.JobFromSpan(e.Conventions(), f.Newest)
+			r.Newest = &j
+		}
+		if f.Newest == nil && (q.JobID != "" || q.JobName != "") {
+			names := slices.Clone(f.Names)
+			slices.Sort(names)
+			r.Names = telemetry.BoundedSorted(slices.Compact(names), e.Ask().Limits.MaxHints)
+		}
+		return r
+	}
+	if diff := cmp.Diff(readOf(want), readOf(got), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("fact JobFacts over %s %+v: the backend's differ from the engine's scans (-scans +backend):\n%s", window, q, diff)
 	}
 }
 
