@@ -86,7 +86,8 @@ func shown(raw string) string {
 	if err != nil {
 		return "the configured endpoint"
 	}
-	u.User = nil
+	// Credentials, parameters and a fragment could each hold a secret: the shown form has none.
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
 	return u.String()
 }
 

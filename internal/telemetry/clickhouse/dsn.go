@@ -70,6 +70,11 @@ func parseEndpoint(raw, traces, logs string) (endpoint, error) {
 		return e, fmt.Errorf("%w: a password in the URL is refused; name the variable that holds it with telemetry.passwordEnv", errSource)
 	}
 	q := u.Query()
+	for k := range q {
+		if strings.EqualFold(k, "password") {
+			return e, fmt.Errorf("%w: a password in the URL is refused; name the variable that holds it with telemetry.passwordEnv", errSource)
+		}
+	}
 	if v := q.Get("secure"); v == "true" || v == "1" {
 		e.secure = true
 	}
@@ -99,11 +104,21 @@ func parseEndpoint(raw, traces, logs string) (endpoint, error) {
 			return e, fmt.Errorf("%w: %s %q is not a plain identifier (letters, digits, _)", errSource, what, name)
 		}
 	}
+	// What is shown is what was read: the user, host, port, database and the parameters above;
+	// another parameter or a fragment could hold a secret, and the client never sees them.
 	shown := *u
 	shown.User = nil
 	if e.user != "" {
 		shown.User = url.User(e.user)
 	}
+	read := url.Values{}
+	for _, k := range []string{"secure", "traces_table", "logs_table"} {
+		if v, ok := q[k]; ok {
+			read[k] = v
+		}
+	}
+	shown.RawQuery, shown.ForceQuery = read.Encode(), false
+	shown.Fragment, shown.RawFragment = "", ""
 	prefix := "clickhouse"
 	if e.protocol == ch.HTTP {
 		prefix = "clickhouse+"

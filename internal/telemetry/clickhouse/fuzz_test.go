@@ -9,7 +9,8 @@ import (
 // FuzzParseEndpoint reads arbitrary text as a clickhouse source. The adapter parses nothing
 // else itself: answers are decoded by the official client from the native or HTTP protocol,
 // and everything else here builds SQL. An error wraps errSource; a parsed endpoint names
-// plain identifiers only (they are spliced into SQL), shows no password, and gives options.
+// plain identifiers only (they are spliced into SQL), shows no password and no fragment, and
+// gives options.
 func FuzzParseEndpoint(f *testing.F) {
 	for _, seed := range []string{
 		"clickhouse://localhost:9000/otel",
@@ -35,7 +36,7 @@ func FuzzParseEndpoint(f *testing.F) {
 				t.Fatalf("%q parsed to the identifier %q", raw, name)
 			}
 		}
-		if e.addr == "" || strings.Contains(e.shown, ":secret@") {
+		if e.addr == "" || strings.Contains(e.shown, ":secret@") || strings.ContainsRune(e.shown, '#') {
 			t.Fatalf("%q parsed to address %q, shown %q", raw, e.addr, e.shown)
 		}
 		_ = e.options("pw", Options{})

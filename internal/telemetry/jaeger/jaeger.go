@@ -113,13 +113,13 @@ func New(endpoint string, o Options) (*Backend, error) {
 	}, nil
 }
 
-// redact drops credentials from a URL.
+// redact drops credentials, parameters and a fragment (each could hold a secret) from a URL.
 func redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(invalid address)"
 	}
-	u.User = nil
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
 	return u.String()
 }
 

@@ -194,28 +194,43 @@ func runAll(t *testing.T, src telemetry.Source, d *fixture.Dataset) {
 	}
 }
 
+// portOf returns the engine src is and its backend as capability C, when src is an engine
+// over a backend that has it.
+func portOf[C any](src telemetry.Source) (*engine.Engine, C, bool) {
+	var zero C
+	e, ok := src.(*engine.Engine)
+	if !ok {
+		return nil, zero, false
+	}
+	c, ok := e.Backend().(C)
+	return e, c, ok
+}
+
+// answered fails t unless the backend answered a fact question (handled, no error) and the
+// engine's scans did too.
+func answered(t *testing.T, fact, where string, handled bool, err, scanErr error) {
+	t.Helper()
+	if err != nil || !handled {
+		t.Fatalf("fact %s %s: handled %v, %v; want the backend to answer", fact, where, handled, err)
+	}
+	if scanErr != nil {
+		t.Fatalf("fact %s from scans %s: %v", fact, where, scanErr)
+	}
+}
+
 // checkActivityFact holds the fact a backend supplies through telemetry.ActivityCounter to
 // the engine's scan-derived one (engine.Activity of the engine that scans only), over the
 // same rows: a failure names the fact, not only the answer assembled from it.
 func checkActivityFact(t *testing.T, src telemetry.Source, q telemetry.StatusQuery, window string) {
 	t.Helper()
-	e, ok := src.(*engine.Engine)
-	if !ok {
-		return
-	}
-	c, ok := e.Backend().(telemetry.ActivityCounter)
+	e, c, ok := portOf[telemetry.ActivityCounter](src)
 	if !ok {
 		return
 	}
 	ctx := context.Background()
 	got, handled, err := c.CountActivity(ctx, q, e.Ask())
-	if err != nil || !handled {
-		t.Fatalf("fact Activity over %s, service %q: handled %v, %v; want the backend to answer", window, q.Service, handled, err)
-	}
-	want, err := e.ScansOnly().Activity(ctx, q)
-	if err != nil {
-		t.Fatalf("fact Activity from scans over %s, service %q: %v", window, q.Service, err)
-	}
+	want, scanErr := e.ScansOnly().Activity(ctx, q)
+	answered(t, "Activity", fmt.Sprintf("over %s, service %q", window, q.Service), handled, err, scanErr)
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
 		t.Errorf("fact Activity over %s, service %q: the backend's differs from the engine's scans (-scans +backend):\n%s", window, q.Service, diff)
 	}
@@ -227,23 +242,14 @@ func checkActivityFact(t *testing.T, src telemetry.Source, q telemetry.StatusQue
 // each group's fields (a backend may hand over more, which decide nothing).
 func checkOccurrenceFact(t *testing.T, src telemetry.Source, q telemetry.ErrorsQuery, window string) {
 	t.Helper()
-	e, ok := src.(*engine.Engine)
-	if !ok {
-		return
-	}
-	c, ok := e.Backend().(telemetry.OccurrenceIndexer)
+	e, c, ok := portOf[telemetry.OccurrenceIndexer](src)
 	if !ok {
 		return
 	}
 	ctx := context.Background()
 	got, handled, err := c.IndexOccurrences(ctx, q, e.Ask())
-	if err != nil || !handled {
-		t.Fatalf("fact OccurrenceIndex over %s, service %q, domain %q: handled %v, %v; want the backend to answer", window, q.Service, q.Domain, handled, err)
-	}
-	want, err := e.ScansOnly().Occurrences(ctx, q)
-	if err != nil {
-		t.Fatalf("fact OccurrenceIndex from scans over %s: %v", window, err)
-	}
+	want, scanErr := e.ScansOnly().Occurrences(ctx, q)
+	answered(t, "OccurrenceIndex", fmt.Sprintf("over %s, service %q, domain %q", window, q.Service, q.Domain), handled, err, scanErr)
 	deciding := func(idx telemetry.OccurrenceIndex) []telemetry.OccurrenceGroup {
 		out := make([]telemetry.OccurrenceGroup, 0, len(idx.Groups))
 		for _, g := range idx.Groups {
@@ -272,23 +278,14 @@ func checkOccurrenceFact(t *testing.T, src telemetry.Source, q telemetry.ErrorsQ
 // operation's count, errors, sum and percentiles, and the traffic span.
 func checkDurationFact(t *testing.T, src telemetry.Source, q telemetry.DurationQuery, window string) {
 	t.Helper()
-	e, ok := src.(*engine.Engine)
-	if !ok {
-		return
-	}
-	c, ok := e.Backend().(telemetry.DurationIndexer)
+	e, c, ok := portOf[telemetry.DurationIndexer](src)
 	if !ok {
 		return
 	}
 	ctx := context.Background()
 	got, handled, err := c.IndexDurations(ctx, q, e.Ask())
-	if err != nil || !handled {
-		t.Fatalf("fact Durations over %s %+v: handled %v, %v; want the backend to answer", window, q, handled, err)
-	}
-	want, err := e.ScansOnly().Durations(ctx, q)
-	if err != nil {
-		t.Fatalf("fact Durations from scans over %s: %v", window, err)
-	}
+	want, scanErr := e.ScansOnly().Durations(ctx, q)
+	answered(t, "Durations", fmt.Sprintf("over %s %+v", window, q), handled, err, scanErr)
 	byName := cmpopts.SortSlices(func(a, b telemetry.DurationFacts) bool { return a.Name < b.Name })
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), byName, cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
 		t.Errorf("fact Durations over %s %+v: the backend's differ from the engine's scans (-scans +backend):\n%s", window, q, diff)
@@ -301,24 +298,15 @@ func checkDurationFact(t *testing.T, src telemetry.Source, q telemetry.DurationQ
 // read of it; and the systems seen, when the system filter kept nothing.
 func checkDBFact(t *testing.T, src telemetry.Source, q telemetry.DBQuery, window string) {
 	t.Helper()
-	e, ok := src.(*engine.Engine)
-	if !ok {
-		return
-	}
-	c, ok := e.Backend().(telemetry.DBIndexer)
+	e, c, ok := portOf[telemetry.DBIndexer](src)
 	if !ok {
 		return
 	}
 	ctx := context.Background()
 	q = q.WithDefaults()
 	got, handled, err := c.IndexDB(ctx, q, e.Ask())
-	if err != nil || !handled {
-		t.Fatalf("fact DBOperations over %s %+v: handled %v, %v; want the backend to answer", window, q, handled, err)
-	}
-	want, err := e.ScansOnly().DBFacts(ctx, q)
-	if err != nil {
-		t.Fatalf("fact DBOperations from scans over %s: %v", window, err)
-	}
+	want, scanErr := e.ScansOnly().DBFacts(ctx, q)
+	answered(t, "DBOperations", fmt.Sprintf("over %s %+v", window, q), handled, err, scanErr)
 	partial := map[string]bool{}
 	for _, o := range got.Operations {
 		partial[o.Op.Key] = o.Partial
@@ -344,23 +332,14 @@ func checkDBFact(t *testing.T, src telemetry.Source, q telemetry.DBQuery, window
 // the one before it, and the job names seen when none matched (the first MaxHints by name).
 func checkJobFact(t *testing.T, src telemetry.Source, q telemetry.JobQuery, window string) {
 	t.Helper()
-	e, ok := src.(*engine.Engine)
-	if !ok {
-		return
-	}
-	c, ok := e.Backend().(telemetry.JobIndexer)
+	e, c, ok := portOf[telemetry.JobIndexer](src)
 	if !ok {
 		return
 	}
 	ctx := context.Background()
 	got, handled, err := c.IndexJobs(ctx, q, e.Ask())
-	if err != nil || !handled {
-		t.Fatalf("fact JobFacts over %s %+v: handled %v, %v; want the backend to answer", window, q, handled, err)
-	}
-	want, err := e.ScansOnly().JobFacts(ctx, q)
-	if err != nil {
-		t.Fatalf("fact JobFacts from scans over %s: %v", window, err)
-	}
+	want, scanErr := e.ScansOnly().JobFacts(ctx, q)
+	answered(t, "JobFacts", fmt.Sprintf("over %s %+v", window, q), handled, err, scanErr)
 	type read struct {
 		Newest          *telemetry.JobResult
 		HasPrevious     bool
