@@ -128,6 +128,7 @@ func runAll(t *testing.T, src telemetry.Source, d *fixture.Dataset) {
 				t.Fatalf("Runs %+v: %v", q, err)
 			}
 			compare(t, fmt.Sprintf("Runs over %s %+v", w.name, q), got, d.ExpectRuns(q))
+			checkRunPageFact(t, src, q, w.name)
 		}
 		for _, svc := range []string{"", "checkout", "billing", "worker"} {
 			for _, dom := range []string{"", "http", "messaging", "job", "internal", "saga", "worker", "service"} {
@@ -270,6 +271,26 @@ func checkOccurrenceFact(t *testing.T, src telemetry.Source, q telemetry.ErrorsQ
 	}
 	if got.Scan.Limited != want.Scan.Limited {
 		t.Errorf("fact OccurrenceIndex over %s: limited %v, the engine's scans %v", window, got.Scan.Limited, want.Scan.Limited)
+	}
+}
+
+// checkRunPageFact holds the page of the run index a backend supplies through
+// telemetry.RunLister to the engine's scan-derived page (the answer before the engine adds
+// where a service's runs entered).
+func checkRunPageFact(t *testing.T, src telemetry.Source, q telemetry.RunsQuery, window string) {
+	t.Helper()
+	e, c, ok := portOf[telemetry.RunLister](src)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	q = q.WithDefaults()
+	got, handled, err := c.ListRuns(ctx, q, e.Ask())
+	want, scanErr := e.ScansOnly().Runs(ctx, q)
+	answered(t, "RunPage", fmt.Sprintf("over %s %+v", window, q), handled, err, scanErr)
+	want.EnteredAt = nil
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
+		t.Errorf("fact RunPage over %s %+v: the backend's differs from the engine's scans (-scans +backend):\n%s", window, q, diff)
 	}
 }
 
