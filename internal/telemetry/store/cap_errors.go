@@ -556,8 +556,8 @@ type groupTally struct {
 }
 
 // needSettling returns the groups, marking those to settle: every one when n is 0, else the
-// first n in the answer's order (telemetry.CompareGroups) and any tied with the n-th on that order, whose place among them only their
-// settled occurrences decide.
+// first n in the answer's order (telemetry.CompareGroups) and any tied with the n-th on that
+// order, whose place among them only their settled occurrences decide.
 func needSettling(groups map[[3]string]*groupTally, n int) []*groupTally {
 	list := make([]*groupTally, 0, len(groups))
 	for _, g := range groups {

@@ -374,10 +374,8 @@ func checkJobFact(t *testing.T, src telemetry.Source, q telemetry.JobQuery, wind
 			j, _ := telemetry.JobFromSpan(e.Conventions(), f.Newest)
 			r.Newest = &j
 		}
-		if f.Newest == nil && (q.JobID != "" || q.JobName != "") {
-			names := slices.Clone(f.Names)
-			slices.Sort(names)
-			r.Names = telemetry.BoundedSorted(slices.Compact(names), e.Ask().Limits.MaxHints)
+		if f.Newest == nil {
+			r.Names = f.Result(e.Conventions(), q, e.Ask().Limits.MaxHints).KnownJobs
 		}
 		return r
 	}
