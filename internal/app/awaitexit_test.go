@@ -37,12 +37,16 @@ func holdPIDFile(t *testing.T, a *App, pid int) *os.File {
 func TestASessionWaitsForAnExitingReceiversLock(t *testing.T) {
 	a := appOn(t, "127.0.0.1:0")
 	f := holdPIDFile(t, a, os.Getpid())
+	released := make(chan struct{})
 	go func() {
+		defer close(released)
 		time.Sleep(100 * time.Millisecond)
 		unlock(f)
 	}()
 	started := time.Now()
-	if _, running := a.awaitExit(context.Background(), time.Minute); running {
+	_, running := a.awaitExit(context.Background(), time.Minute)
+	<-released // the lock's release is seen through the kernel, not by the memory model
+	if running {
 		t.Fatal("the lock was let go, yet the receiver is taken for running")
 	}
 	if took := time.Since(started); took < 100*time.Millisecond || took > 30*time.Second {
