@@ -1,15 +1,12 @@
 package contract
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"github.com/runlens/runlens/gen"
+	"github.com/runlens/runlens/internal/jsonread"
 )
 
 // FieldError is one failing field of an instance: where it is and what was expected, worded so
@@ -67,16 +64,5 @@ func Fields(vs []gen.Violation) []FieldError {
 }
 
 // Decode decodes exactly one JSON value the way the generated validators read it: numbers as
-// json.Number, so bounds are compared exactly.
-func Decode(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("unexpected data after the top-level value")
-	}
-	return v, nil
-}
+// json.Number, so bounds are compared exactly (jsonread.Decode).
+func Decode(data []byte) (any, error) { return jsonread.Decode(data) }

@@ -40,8 +40,9 @@ type textContent struct {
 	Text string `json:"text"`
 }
 
-// callTool validates a tools/call, admits it into the worker pool and returns at once; the
-// answer is sent when the handler returns, unless the client cancelled the request.
+// callTool validates a tools/call and admits it into the worker pool; the answer is sent when
+// the handler returns, unless the client cancelled the request. Only the reading goroutine
+// calls it.
 func (ss *session) callTool(in inbound, e era, reply replyFunc) {
 	var name string
 	if raw, ok := in.params["name"]; !ok || json.Unmarshal(raw, &name) != nil {
@@ -78,6 +79,12 @@ func (ss *session) callTool(in inbound, e era, reply replyFunc) {
 	req := CallRequest{Name: name, Arguments: args, ProtocolVersion: e.version}
 	if token != nil {
 		req.Progress = func(progress, total float64, message string) { ss.progress(c, token, progress, total, message) }
+	}
+	// The first call a frame admits is run by the goroutine that read the frame (readLoop);
+	// any other (a batch's) by a goroutine of its own.
+	if ss.next == nil {
+		ss.next = func() { ss.run(c, req) }
+		return
 	}
 	go ss.run(c, req)
 }

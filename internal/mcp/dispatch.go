@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/runlens/runlens/internal/jsonread"
 )
 
 // Method names the server answers.
@@ -32,8 +34,8 @@ func (ss *session) handleLine(line []byte) {
 	case '[':
 		ss.handleBatch(trimmed)
 	case '{':
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(trimmed, &obj); err != nil {
+		obj, err := jsonread.Members(trimmed)
+		if err != nil {
 			// Well-formed JSON nested too deep for encoding/json is still answered with its id.
 			in, ok := decodeDeep(trimmed)
 			if !ok {
@@ -80,8 +82,8 @@ func (ss *session) handleBatch(raw []byte) {
 	b := newBatch(len(elems), func(rs []*response) { ss.sendFrame(rs) })
 	for i, elem := range elems {
 		reply := b.reply(i)
-		var obj map[string]json.RawMessage
-		if len(elem) == 0 || elem[0] != '{' || json.Unmarshal(elem, &obj) != nil {
+		obj, err := jsonread.Members(elem)
+		if len(elem) == 0 || elem[0] != '{' || err != nil {
 			reply(errorResponse(nullID, &Error{Code: CodeInvalidRequest, Message: "invalid request: a batch element must be a JSON object"}))
 			continue
 		}

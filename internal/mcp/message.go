@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/runlens/runlens/internal/jsonread"
 )
 
 // nullID is the id of a response to a message whose own id could not be read.
@@ -182,8 +184,8 @@ func decodeParams(raw json.RawMessage) (map[string]json.RawMessage, bool) {
 	if raw[0] != '{' {
 		return nil, false
 	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(raw, &params) != nil {
+	params, err := jsonread.Members(raw)
+	if err != nil {
 		return nil, false
 	}
 	return params, true

@@ -44,7 +44,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ss := newSession(s, w, handlerCtx)
 
 	readDone := make(chan error, 1)
-	go func() { readDone <- ss.readLoop(r) }()
+	go ss.readLoop(newLineReader(r, s.opts.MaxMessageBytes), readDone)
 	var readErr error
 	select {
 	case readErr = <-readDone:
@@ -81,6 +81,11 @@ type session struct {
 	inflight    map[string]*call
 	inflightArg int // bytes of arguments held by calls in flight
 	calls       sync.WaitGroup
+
+	// next is the call the frame being served admitted first: the goroutine that read the
+	// frame runs it, once another goroutine has taken over reading (readLoop). Only the
+	// reading goroutine touches it.
+	next func()
 }
 
 // Bounds on the calls held in flight (running or waiting for a worker): past them a call is
@@ -108,19 +113,25 @@ func (ss *session) maxInflight() int {
 	return max(minInflightCalls, ss.s.opts.Workers*inflightPerWorker)
 }
 
-// readLoop reads frames until EOF, a read failure, or a stop.
-func (ss *session) readLoop(r io.Reader) error {
-	lr := newLineReader(r, ss.s.opts.MaxMessageBytes)
+// readLoop reads frames until EOF, a read failure, or a stop, and sends how reading ended to
+// done. When a frame admits a call, the goroutine that read it hands the reading on to a new
+// goroutine and runs the call itself: the call starts at once instead of waiting for another
+// thread to be woken and scheduled (most of a warm call's round trip), and reading goes on
+// beside it as before, so cancellations and pings are read while the call runs.
+func (ss *session) readLoop(lr *lineReader, done chan<- error) {
 	for {
 		line, tooLong, err := lr.next()
 		if err == io.EOF {
-			return nil
+			done <- nil
+			return
 		}
 		if err != nil {
-			return fmt.Errorf("read input: %w", err)
+			done <- fmt.Errorf("read input: %w", err)
+			return
 		}
 		if ss.isStopped() {
-			return nil
+			done <- nil
+			return
 		}
 		if tooLong {
 			ss.send(errorResponse(nullID, &Error{
@@ -131,6 +142,12 @@ func (ss *session) readLoop(r io.Reader) error {
 			continue
 		}
 		ss.handleLine(line)
+		if run := ss.next; run != nil {
+			ss.next = nil
+			go ss.readLoop(lr, done)
+			run()
+			return
+		}
 	}
 }
 

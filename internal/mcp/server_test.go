@@ -335,3 +335,44 @@ func TestServeRefusesAToolListThatBreaksTheRules(t *testing.T) {
 		t.Errorf("CheckTools rejected a valid list: %v", err)
 	}
 }
+
+// The goroutine that reads a call's frame runs the call and hands the reading on: a call that
+// has not returned still leaves the server reading, so a ping is answered and a cancellation
+// reaches the call while it runs.
+func TestACallInFlightLeavesTheServerReading(t *testing.T) {
+	started := make(chan struct{})
+	stopped := make(chan error, 1)
+	ls := startServe(t, oneTool(func(ctx context.Context, _ CallRequest) (CallResult, error) {
+		close(started)
+		<-ctx.Done()
+		stopped <- ctx.Err()
+		return CallResult{}, ctx.Err()
+	}), testOptions())
+	ls.send(t, initLine, callLine(1, "t"))
+	ls.waitLines(t, 1)
+	select {
+	case <-started:
+	case <-time.After(waitDeadline):
+		t.Fatal("the call did not start")
+	}
+	ls.send(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if lines := ls.waitLines(t, 2); !strings.Contains(lines[1], `"id":2`) || !strings.Contains(lines[1], `"result":{}`) {
+		t.Fatalf("the ping while a call runs was answered %s", lines[1])
+	}
+	ls.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the call ended with %v, want its cancellation", err)
+		}
+	case <-time.After(waitDeadline):
+		t.Fatal("the cancellation read while the call ran did not reach it")
+	}
+	ls.send(t, callLine(3, "unknown"))
+	if lines := ls.waitLines(t, 3); !strings.Contains(lines[2], `"id":3`) {
+		t.Fatalf("after the cancelled call, the next frame was answered %s", lines[2])
+	}
+	if n := len(splitLines(ls.out.String())); n != 3 {
+		t.Fatalf("%d frames, want 3 (the cancelled call is not answered):\n%s", n, ls.out.String())
+	}
+}
