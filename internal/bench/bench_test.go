@@ -108,7 +108,7 @@ func TestHarnessServesBothServers(t *testing.T) {
 		}
 		if runtime.GOOS == "linux" {
 			m, err := ReadMemory(s.Pid())
-			if err != nil || m.RSS <= 0 || m.HWM < m.RSS {
+			if err != nil || m.RSS <= 0 || m.HWM < m.RSS || m.Anon <= 0 || m.ByFiles <= 0 || m.Anon+m.ByFiles > m.RSS {
 				t.Errorf("%s memory: %+v, %v", target.Name, m, err)
 			}
 		}

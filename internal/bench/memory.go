@@ -13,9 +13,13 @@ import (
 // errNoProc is returned where a measure needs /proc (Linux only).
 var errNoProc = errors.New("process memory needs /proc (Linux)")
 
-// Memory is a process's resident set: now (VmRSS) and at its peak (VmHWM), in bytes.
+// Memory is a process's resident set: now (VmRSS) and at its peak (VmHWM), in bytes; and now,
+// the part of it that is the process's own (RssAnon: heap, stacks) and the part that is pages
+// of files mapped into it (RssFile: mostly the executable's, shared with every process that
+// runs it and dropped by the kernel first when memory is short).
 type Memory struct {
-	RSS, HWM int64
+	RSS, HWM      int64
+	Anon, ByFiles int64
 }
 
 // ReadMemory reads /proc/<pid>/status.
@@ -40,6 +44,10 @@ func ReadMemory(pid int) (Memory, error) {
 			dst = &m.RSS
 		case "VmHWM":
 			dst = &m.HWM
+		case "RssAnon":
+			dst = &m.Anon
+		case "RssFile":
+			dst = &m.ByFiles
 		default:
 			continue
 		}
@@ -62,7 +70,7 @@ func ReadMemory(pid int) (Memory, error) {
 // IdleMemory spawns t `runs` times, reads its memory right after initialize and tools/list,
 // and returns the median of each figure.
 func IdleMemory(t Target, runs int) (Memory, error) {
-	var rss, hwm []int64
+	var rss, hwm, anon, files []int64
 	for range runs {
 		s, err := Open(t)
 		if err != nil {
@@ -75,8 +83,10 @@ func IdleMemory(t Target, runs int) (Memory, error) {
 		}
 		rss = append(rss, m.RSS)
 		hwm = append(hwm, m.HWM)
+		anon = append(anon, m.Anon)
+		files = append(files, m.ByFiles)
 	}
-	return Memory{RSS: median(rss), HWM: median(hwm)}, nil
+	return Memory{RSS: median(rss), HWM: median(hwm), Anon: median(anon), ByFiles: median(files)}, nil
 }
 
 // median is the nearest-rank median of a non-empty series.

@@ -61,11 +61,11 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%.0f\t\n", t.Target, t.Round, t.Request, t.CallsPerSecond)
 	}
 
-	fmt.Fprintf(tw, "\nB4 memory (target idle VmRSS ≤ %s); idle = median of %d spawns after initialize + tools/list; warm = after B2 and B3\n", mib(targetB4), c.MemoryRuns)
-	fmt.Fprintln(tw, "target\tidle VmRSS\tidle VmHWM\twarm VmRSS\twarm VmHWM\tbinary\t")
+	fmt.Fprintf(tw, "\nB4 memory (target idle VmRSS ≤ %s); idle = median of %d spawns after initialize + tools/list; warm = after B2 and B3;\n   idle VmRSS = own (RssAnon: heap, stacks) + mapped files (RssFile: mostly the executable's pages, shared and clean)\n", mib(targetB4), c.MemoryRuns)
+	fmt.Fprintln(tw, "target\tidle VmRSS\town\tmapped files\tidle VmHWM\twarm VmRSS\twarm VmHWM\tbinary\t")
 	for _, f := range r.Idle {
 		warm := r.footprint(r.Warm, f.Target)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", f.Target, mib(f.Memory.RSS), mib(f.Memory.HWM), mib(warm.RSS), mib(warm.HWM), mib(r.binarySize(f.Target)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", f.Target, mib(f.Memory.RSS), mib(f.Memory.Anon), mib(f.Memory.ByFiles), mib(f.Memory.HWM), mib(warm.RSS), mib(warm.HWM), mib(r.binarySize(f.Target)))
 	}
 
 	fmt.Fprintf(tw, "\nB8 bootstrap: compact JSON bytes of tools/list; model-visible = name, title, description, inputSchema, annotations\n")
@@ -111,7 +111,7 @@ func (r *Report) ResultsRow(commit string) string {
 		fmt.Sprintf("%s (%s)", ms(worstRl.Discovery.P95), ms(worstPeer.Discovery.P95)),
 		fmt.Sprintf("%s / %s", us(b2.Median), us(b2.P99)),
 		fmt.Sprintf("%.0f calls/s list_docs, %.0f ping", b3["list_docs"], b3["ping"]),
-		fmt.Sprintf("%s (HWM %s)", mib(idle.RSS), mib(idle.HWM)),
+		fmt.Sprintf("%s (HWM %s; own %s)", mib(idle.RSS), mib(idle.HWM), mib(idle.Anon)),
 		"—", "—", "—",
 		fmt.Sprintf("%d B + %d B / %d B", r.bootstrap(runlensName).ModelVisible, r.bootstrap(runlensName).Output, r.bootstrap(runlensCompactName).Bytes),
 		"—",
