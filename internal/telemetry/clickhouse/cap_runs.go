@@ -40,7 +40,15 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 		"if(", jobID, " != '' AND ", jobName, " != '', ", jobName, ", SpanName) AS name, ",
 		"if(", jobID, " != '', if(", trimmed(word), " != '', ", trimmed(word), ", ", trimmed(outcome), "), if(", word, " != '', ", word, ", ", outcome, ")) AS outcome, ",
 		normalizeStatusExpr(q, conv, word, spanFailedExpr(q, a), "if("+jobID+" != '', "+exitCodeExpr(q, conv, a)+", NULL)"), " AS status, ",
-		"intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) AS ms, toUInt64(Duration) AS dur, ServiceName AS service, r.TraceId AS trace, errors")
+		"intDiv(toUnixTimestamp64Nano(Timestamp), 1000000) AS ms, toUInt64(Duration) AS dur, ServiceName AS service, r.TraceId AS trace, ")
+	if o.noErrors {
+		q.w("toUInt64(0) AS errors")
+	} else {
+		q.w("errors")
+	}
+	if o.copies {
+		q.w(", cityHash64(r.SpanId) AS spanHash")
+	}
 	var traces string
 	if page != nil {
 		traces = q.strs(page)
@@ -67,6 +75,10 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 	if !o.copies {
 		q.w(" LIMIT 1 BY TraceId, SpanId")
 	}
+	if o.noErrors {
+		q.w(") AS r)")
+		return
+	}
 	q.w(") AS r GLOBAL LEFT JOIN (SELECT TraceId, toUInt64(uniqExact(SpanId)) AS errors FROM ", b.traces,
 		" WHERE StatusCode = 'Error' AND ")
 	window(q, "Timestamp", errWithin)
@@ -86,6 +98,10 @@ func (b *Backend) runsSubquery(q *sqlText, conv *conventions.Conventions, w tele
 type runsOf struct {
 	page   []string
 	copies bool
+	// noErrors leaves the error spans uncounted (errors is 0): for a caller that reads only
+	// the runs' own fields, such as their verdicts (R5), which saves the join of a day's error
+	// spans.
+	noErrors bool
 }
 
 // rootsSpan is the time the traces of the window's runs (of service svc, when set) span, as
@@ -299,12 +315,7 @@ func (b *Backend) CountActivity(ctx context.Context, q telemetry.StatusQuery, as
 	act := telemetry.Activity{Services: telemetry.ServiceTallies{}, Domains: map[string]telemetry.DomainActivity{},
 		Scan: telemetry.Scan{WindowStartMs: q.Window.StartMs, WindowEndMs: q.Window.EndMs}}
 	// Two independent parts, at once: spans and records per service (one query over both
-	// tables) and runs per domain; first the tables' extents, which say what the last may
-	// leave unread, and the time it reads (below).
-	at, err := b.extents(ctx)
-	if err != nil {
-		return telemetry.Activity{}, false, err
-	}
+	// tables) and runs per domain.
 	var countsLimited, domainsLimited bool
 	var domains []telemetry.DomainActivity
 	counts := &sqlText{}
@@ -326,12 +337,7 @@ func (b *Backend) CountActivity(ctx context.Context, q telemetry.StatusQuery, as
 		n, newest int64
 	}
 	var rows []svcCount
-	// The time the window's runs' traces span (where their error spans are counted).
-	errWithin, err := b.rootsSpan(ctx, q.Window, q.Service, at)
-	if err != nil {
-		return telemetry.Activity{}, false, err
-	}
-	err = parallel(func() error {
+	err := parallel(func() error {
 		var err error
 		countsLimited, err = b.r.query(ctx, counts, 2*b.o.MaxGroups, func(r driver.Rows) error {
 			var c svcCount
@@ -346,26 +352,24 @@ func (b *Backend) CountActivity(ctx context.Context, q telemetry.StatusQuery, as
 		return err
 	}, func() error {
 		// First without dropping copies of roots (a single-threaded LIMIT BY over every root of
-		// the window), with a check in the same statement that the window holds none: the roots
-		// counted once per span id (a hash of it, read alone) are as many as the rows — never
-		// more than the roots counted once per trace and span id, so equal only when no root
-		// came twice. Only when the check fails is the count made again with copies dropped.
+		// the window), with a check in the same aggregation that the window holds none: a
+		// domain's roots counted once per span id (a hash of it) are as many as its rows — a
+		// root's copies share its domain, and roots with the same span id in different traces
+		// are as rare as 64-bit collisions — so equal only when no root came twice. Only when
+		// the check fails is the count made again with copies dropped.
 		perDomain := func(o runsOf) (copies bool, err error) {
 			s := &sqlText{}
 			s.w("SELECT domain, toInt64(count()), toInt64(countIf(status = 'error')), toInt64(max(ms))")
 			if o.copies {
-				s.w(", (SELECT toUInt8(uniqExact(cityHash64(SpanId)) != count()) FROM ", b.traces, " WHERE ")
-				window(s, "Timestamp", q.Window)
-				s.w(" AND ParentSpanId = ''")
-				if q.Service != "" {
-					service(s, q.Service)
-				}
-				s.w(")")
+				s.w(", toUInt8(uniqExact(spanHash) != count())")
 			} else {
 				s.w(", toUInt8(0)")
 			}
 			s.w(" FROM ")
-			b.runsSubquery(s, conv, q.Window, q.Service, errWithin, o)
+			// A domain's runs and failed runs are counted by their verdicts (R5), not their
+			// error spans: no join of the error spans.
+			o.noErrors = true
+			b.runsSubquery(s, conv, q.Window, q.Service, telemetry.Window{}, o)
 			s.w(" GROUP BY domain")
 			domains = domains[:0]
 			domainsLimited, err = b.r.query(ctx, s, b.o.MaxGroups, func(rows driver.Rows) error {
