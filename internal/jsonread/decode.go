@@ -5,6 +5,7 @@
 package jsonread
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,50 +50,21 @@ func Members(data []byte) (map[string]json.RawMessage, error) {
 	if d.i >= len(d.data) || d.data[d.i] != '{' {
 		return nil, d.errorf("want an object")
 	}
-	d.i++
 	m := map[string]json.RawMessage{}
 	var own []byte
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == '}' {
-		d.i++
-	} else {
-		for {
-			if d.i >= len(d.data) || d.data[d.i] != '"' {
-				return nil, d.errorf("want a string for an object key")
-			}
-			k, err := d.str()
-			if err != nil {
-				return nil, err
-			}
-			d.space()
-			if d.i >= len(d.data) || d.data[d.i] != ':' {
-				return nil, d.errorf("want ':' after an object key")
-			}
-			d.i++
-			d.space()
-			start := d.i
-			if err := d.skip(1); err != nil {
-				return nil, err
-			}
-			if own == nil {
-				own = make([]byte, len(d.data))
-				copy(own, d.data)
-			}
-			m[k] = json.RawMessage(own[start:d.i:d.i])
-			d.space()
-			if d.i >= len(d.data) {
-				return nil, d.errorf("unexpected end of input in an object")
-			}
-			if d.data[d.i] == '}' {
-				d.i++
-				break
-			}
-			if d.data[d.i] != ',' {
-				return nil, d.errorf("want ',' or '}' in an object")
-			}
-			d.i++
-			d.space()
+	err := d.members(true, func(k string) error {
+		start := d.i
+		if err := d.skip(1); err != nil {
+			return err
 		}
+		if own == nil {
+			own = bytes.Clone(d.data)
+		}
+		m[k] = json.RawMessage(own[start:d.i:d.i])
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	d.space()
 	if d.i != len(d.data) {
@@ -101,59 +73,106 @@ func Members(data []byte) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
+// members reads an object (d.data[d.i] is its '{'): for each member, its name (unescaped when
+// keys is set, else only checked and ""), then member with d.i at the member's value, which
+// member reads.
+func (d *decoder) members(keys bool, member func(name string) error) error {
+	if d.open('}') {
+		return nil
+	}
+	for {
+		if d.i >= len(d.data) || d.data[d.i] != '"' {
+			return d.errorf("want a string for an object key")
+		}
+		var k string
+		var err error
+		if keys {
+			k, err = d.str()
+		} else {
+			err = d.skipString()
+		}
+		if err != nil {
+			return err
+		}
+		d.space()
+		if d.i >= len(d.data) || d.data[d.i] != ':' {
+			return d.errorf("want ':' after an object key")
+		}
+		d.i++
+		d.space()
+		if err := member(k); err != nil {
+			return err
+		}
+		if done, err := d.next('}', "in an object"); done || err != nil {
+			return err
+		}
+	}
+}
+
+// elements reads an array (d.data[d.i] is its '['), calling element with d.i at each value,
+// which element reads.
+func (d *decoder) elements(element func() error) error {
+	if d.open(']') {
+		return nil
+	}
+	for {
+		if err := element(); err != nil {
+			return err
+		}
+		if done, err := d.next(']', "in an array"); done || err != nil {
+			return err
+		}
+	}
+}
+
+// open reads a container's opening bracket and the space after it, and the closing one when
+// the container is empty (then it reports true).
+func (d *decoder) open(end byte) (empty bool) {
+	d.i++
+	d.space()
+	if d.i < len(d.data) && d.data[d.i] == end {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// next reads what follows a container's member or element: end (done), or a comma and the
+// space after it.
+func (d *decoder) next(end byte, where string) (done bool, err error) {
+	d.space()
+	if d.i >= len(d.data) {
+		return false, d.errorf("unexpected end of input %s", where)
+	}
+	switch d.data[d.i] {
+	case end:
+		d.i++
+		return true, nil
+	case ',':
+		d.i++
+		d.space()
+		return false, nil
+	default:
+		return false, d.errorf("want ',' or %q %s", end, where)
+	}
+}
+
 // skip reads one value without keeping it, checking it as value does; depth is the nesting of
 // the value's container.
 func (d *decoder) skip(depth int) error {
 	if d.i >= len(d.data) {
 		return d.errorf("unexpected end of input")
 	}
-	switch c := d.data[d.i]; c {
+	inner := func() error { return d.skip(depth + 1) }
+	switch d.data[d.i] {
 	case '{', '[':
-		end := byte('}')
-		if c == '[' {
-			end = ']'
-		}
 		if depth+1 > MaxDepth {
 			return d.errorf("exceeded max depth")
 		}
-		d.i++
-		d.space()
-		if d.i < len(d.data) && d.data[d.i] == end {
-			d.i++
-			return nil
+		if d.data[d.i] == '[' {
+			return d.elements(inner)
 		}
-		for {
-			if c == '{' {
-				if d.i >= len(d.data) || d.data[d.i] != '"' {
-					return d.errorf("want a string for an object key")
-				}
-				if err := d.skipString(); err != nil {
-					return err
-				}
-				d.space()
-				if d.i >= len(d.data) || d.data[d.i] != ':' {
-					return d.errorf("want ':' after an object key")
-				}
-				d.i++
-				d.space()
-			}
-			if err := d.skip(depth + 1); err != nil {
-				return err
-			}
-			d.space()
-			if d.i >= len(d.data) {
-				return d.errorf("unexpected end of input")
-			}
-			if d.data[d.i] == end {
-				d.i++
-				return nil
-			}
-			if d.data[d.i] != ',' {
-				return d.errorf("want ',' or %q", end)
-			}
-			d.i++
-			d.space()
-		}
+		return d.members(false, func(string) error { return inner() })
 	case '"':
 		return d.skipString()
 	default:
@@ -240,81 +259,32 @@ func (d *decoder) object(depth int) (any, error) {
 	if depth > MaxDepth {
 		return nil, d.errorf("exceeded max depth")
 	}
-	d.i++ // {
 	m := map[string]any{}
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == '}' {
-		d.i++
-		return m, nil
-	}
-	for {
-		if d.i >= len(d.data) || d.data[d.i] != '"' {
-			return nil, d.errorf("want a string for an object key")
-		}
-		k, err := d.str()
-		if err != nil {
-			return nil, err
-		}
-		d.space()
-		if d.i >= len(d.data) || d.data[d.i] != ':' {
-			return nil, d.errorf("want ':' after an object key")
-		}
-		d.i++
-		d.space()
+	err := d.members(true, func(k string) error {
 		v, err := d.value(depth)
-		if err != nil {
-			return nil, err
-		}
 		m[k] = v
-		d.space()
-		if d.i >= len(d.data) {
-			return nil, d.errorf("unexpected end of input in an object")
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case '}':
-			d.i++
-			return m, nil
-		default:
-			return nil, d.errorf("want ',' or '}' in an object")
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return m, nil
 }
 
 func (d *decoder) array(depth int) (any, error) {
 	if depth > MaxDepth {
 		return nil, d.errorf("exceeded max depth")
 	}
-	d.i++ // [
 	a := []any{}
-	d.space()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
-		return a, nil
-	}
-	for {
+	err := d.elements(func() error {
 		v, err := d.value(depth)
-		if err != nil {
-			return nil, err
-		}
 		a = append(a, v)
-		d.space()
-		if d.i >= len(d.data) {
-			return nil, d.errorf("unexpected end of input in an array")
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case ']':
-			d.i++
-			return a, nil
-		default:
-			return nil, d.errorf("want ',' or ']' in an array")
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return a, nil
 }
 
 // number reads a number as RFC 8259 spells it: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?

@@ -366,9 +366,6 @@ func (b *Backend) CountActivity(ctx context.Context, q telemetry.StatusQuery, as
 				s.w(", toUInt8(0)")
 			}
 			s.w(" FROM ")
-			// A domain's runs and failed runs are counted by their verdicts (R5), not their
-			// error spans: no join of the error spans.
-			o.noErrors = true
 			b.runsSubquery(s, conv, q.Window, q.Service, telemetry.Window{}, o)
 			s.w(" GROUP BY domain")
 			domains = domains[:0]
@@ -384,9 +381,11 @@ func (b *Backend) CountActivity(ctx context.Context, q telemetry.StatusQuery, as
 			})
 			return copies, err
 		}
-		copies, err := perDomain(runsOf{copies: true})
+		// A domain's runs and failed runs are counted by their verdicts (R5), not their error
+		// spans: no join of the error spans.
+		copies, err := perDomain(runsOf{copies: true, noErrors: true})
 		if err == nil && copies {
-			_, err = perDomain(runsOf{})
+			_, err = perDomain(runsOf{noErrors: true})
 		}
 		return err
 	})

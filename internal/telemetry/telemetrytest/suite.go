@@ -207,6 +207,23 @@ func portOf[C any](src telemetry.Source) (*engine.Engine, C, bool) {
 	return e, c, ok
 }
 
+// factOf asks a backend's port P for the fact F of question q, and the engine's scans for the
+// same fact (the reference: the engine that scans only, over the same rows); it fails t unless
+// both answer. ok is false when the backend has no such port.
+func factOf[P, Q, F any](t *testing.T, src telemetry.Source, fact, where string, q Q,
+	ask func(P, context.Context, Q, telemetry.Ask) (F, bool, error), scans func(*engine.Engine, context.Context, Q) (F, error)) (got, want F, ok bool) {
+	t.Helper()
+	e, c, ok := portOf[P](src)
+	if !ok {
+		return got, want, false
+	}
+	ctx := context.Background()
+	got, handled, err := ask(c, ctx, q, e.Ask())
+	want, scanErr := scans(e.ScansOnly(), ctx, q)
+	answered(t, fact, where, handled, err, scanErr)
+	return got, want, true
+}
+
 // answered fails t unless the backend answered a fact question (handled, no error) and the
 // engine's scans did too.
 func answered(t *testing.T, fact, where string, handled bool, err, scanErr error) {
@@ -224,14 +241,10 @@ func answered(t *testing.T, fact, where string, handled bool, err, scanErr error
 // same rows: a failure names the fact, not only the answer assembled from it.
 func checkActivityFact(t *testing.T, src telemetry.Source, q telemetry.StatusQuery, window string) {
 	t.Helper()
-	e, c, ok := portOf[telemetry.ActivityCounter](src)
+	got, want, ok := factOf(t, src, "Activity", fmt.Sprintf("over %s, service %q", window, q.Service), q, telemetry.ActivityCounter.CountActivity, (*engine.Engine).Activity)
 	if !ok {
 		return
 	}
-	ctx := context.Background()
-	got, handled, err := c.CountActivity(ctx, q, e.Ask())
-	want, scanErr := e.ScansOnly().Activity(ctx, q)
-	answered(t, "Activity", fmt.Sprintf("over %s, service %q", window, q.Service), handled, err, scanErr)
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
 		t.Errorf("fact Activity over %s, service %q: the backend's differs from the engine's scans (-scans +backend):\n%s", window, q.Service, diff)
 	}
@@ -243,14 +256,10 @@ func checkActivityFact(t *testing.T, src telemetry.Source, q telemetry.StatusQue
 // each group's fields (a backend may hand over more, which decide nothing).
 func checkOccurrenceFact(t *testing.T, src telemetry.Source, q telemetry.ErrorsQuery, window string) {
 	t.Helper()
-	e, c, ok := portOf[telemetry.OccurrenceIndexer](src)
+	got, want, ok := factOf(t, src, "OccurrenceIndex", fmt.Sprintf("over %s, service %q, domain %q", window, q.Service, q.Domain), q, telemetry.OccurrenceIndexer.IndexOccurrences, (*engine.Engine).Occurrences)
 	if !ok {
 		return
 	}
-	ctx := context.Background()
-	got, handled, err := c.IndexOccurrences(ctx, q, e.Ask())
-	want, scanErr := e.ScansOnly().Occurrences(ctx, q)
-	answered(t, "OccurrenceIndex", fmt.Sprintf("over %s, service %q, domain %q", window, q.Service, q.Domain), handled, err, scanErr)
 	deciding := func(idx telemetry.OccurrenceIndex) []telemetry.OccurrenceGroup {
 		out := make([]telemetry.OccurrenceGroup, 0, len(idx.Groups))
 		for _, g := range idx.Groups {
@@ -279,15 +288,11 @@ func checkOccurrenceFact(t *testing.T, src telemetry.Source, q telemetry.ErrorsQ
 // where a service's runs entered).
 func checkRunPageFact(t *testing.T, src telemetry.Source, q telemetry.RunsQuery, window string) {
 	t.Helper()
-	e, c, ok := portOf[telemetry.RunLister](src)
+	q = q.WithDefaults()
+	got, want, ok := factOf(t, src, "RunPage", fmt.Sprintf("over %s %+v", window, q), q, telemetry.RunLister.ListRuns, (*engine.Engine).Runs)
 	if !ok {
 		return
 	}
-	ctx := context.Background()
-	q = q.WithDefaults()
-	got, handled, err := c.ListRuns(ctx, q, e.Ask())
-	want, scanErr := e.ScansOnly().Runs(ctx, q)
-	answered(t, "RunPage", fmt.Sprintf("over %s %+v", window, q), handled, err, scanErr)
 	want.EnteredAt = nil
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
 		t.Errorf("fact RunPage over %s %+v: the backend's differs from the engine's scans (-scans +backend):\n%s", window, q, diff)
@@ -299,14 +304,10 @@ func checkRunPageFact(t *testing.T, src telemetry.Source, q telemetry.RunsQuery,
 // operation's count, errors, sum and percentiles, and the traffic span.
 func checkDurationFact(t *testing.T, src telemetry.Source, q telemetry.DurationQuery, window string) {
 	t.Helper()
-	e, c, ok := portOf[telemetry.DurationIndexer](src)
+	got, want, ok := factOf(t, src, "Durations", fmt.Sprintf("over %s %+v", window, q), q, telemetry.DurationIndexer.IndexDurations, (*engine.Engine).Durations)
 	if !ok {
 		return
 	}
-	ctx := context.Background()
-	got, handled, err := c.IndexDurations(ctx, q, e.Ask())
-	want, scanErr := e.ScansOnly().Durations(ctx, q)
-	answered(t, "Durations", fmt.Sprintf("over %s %+v", window, q), handled, err, scanErr)
 	byName := cmpopts.SortSlices(func(a, b telemetry.DurationFacts) bool { return a.Name < b.Name })
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), byName, cmpopts.IgnoreFields(telemetry.Scan{}, "Scanned")); diff != "" {
 		t.Errorf("fact Durations over %s %+v: the backend's differ from the engine's scans (-scans +backend):\n%s", window, q, diff)
@@ -319,15 +320,11 @@ func checkDurationFact(t *testing.T, src telemetry.Source, q telemetry.DurationQ
 // read of it; and the systems seen, when the system filter kept nothing.
 func checkDBFact(t *testing.T, src telemetry.Source, q telemetry.DBQuery, window string) {
 	t.Helper()
-	e, c, ok := portOf[telemetry.DBIndexer](src)
+	q = q.WithDefaults()
+	got, want, ok := factOf(t, src, "DBOperations", fmt.Sprintf("over %s %+v", window, q), q, telemetry.DBIndexer.IndexDB, (*engine.Engine).DBFacts)
 	if !ok {
 		return
 	}
-	ctx := context.Background()
-	q = q.WithDefaults()
-	got, handled, err := c.IndexDB(ctx, q, e.Ask())
-	want, scanErr := e.ScansOnly().DBFacts(ctx, q)
-	answered(t, "DBOperations", fmt.Sprintf("over %s %+v", window, q), handled, err, scanErr)
 	partial := map[string]bool{}
 	for _, o := range got.Operations {
 		partial[o.Op.Key] = o.Partial
@@ -353,14 +350,11 @@ func checkDBFact(t *testing.T, src telemetry.Source, q telemetry.DBQuery, window
 // the one before it, and the job names seen when none matched (the first MaxHints by name).
 func checkJobFact(t *testing.T, src telemetry.Source, q telemetry.JobQuery, window string) {
 	t.Helper()
-	e, c, ok := portOf[telemetry.JobIndexer](src)
+	got, want, ok := factOf(t, src, "JobFacts", fmt.Sprintf("over %s %+v", window, q), q, telemetry.JobIndexer.IndexJobs, (*engine.Engine).JobFacts)
 	if !ok {
 		return
 	}
-	ctx := context.Background()
-	got, handled, err := c.IndexJobs(ctx, q, e.Ask())
-	want, scanErr := e.ScansOnly().JobFacts(ctx, q)
-	answered(t, "JobFacts", fmt.Sprintf("over %s %+v", window, q), handled, err, scanErr)
+	e := src.(*engine.Engine) // factOf answered: src is an engine
 	type read struct {
 		Newest          *telemetry.JobResult
 		HasPrevious     bool
